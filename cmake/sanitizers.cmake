@@ -1,0 +1,10 @@
+# Sanitizer builds apply to every target in the tree (GoogleTest included,
+# which is why tests build it from source), so flags are set globally.
+if(LANES_SANITIZE)
+  set(_lanes_san_flags "-fsanitize=${LANES_SANITIZE}" -fno-omit-frame-pointer -g)
+  if(LANES_SANITIZE MATCHES "undefined")
+    list(APPEND _lanes_san_flags -fno-sanitize-recover=undefined)
+  endif()
+  add_compile_options(${_lanes_san_flags})
+  add_link_options(${_lanes_san_flags})
+endif()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages lanes builds and tests with, skipping
+# apt entirely when everything is already there.
+#   install-deps.sh            what the library, the tool and the tests need
+#   install-deps.sh --bench    also the benchmark peers (oneTBB, Boost, moodycamel)
+set -euo pipefail
+
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev googletest libcli11-dev util-linux)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(libbenchmark-dev libtbb-dev libboost-dev libconcurrentqueue-dev libreaderwriterqueue-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
