@@ -1,0 +1,38 @@
+// What the public io templates (spawn, join_handle, sleep) need from the
+// scheduler, which lives in src/io. Users never call these.
+#pragma once
+
+#include <cstdint>
+
+#include <lanes/io/detail/task_header.hpp>
+#include <lanes/io/detail/timer_entry.hpp>
+
+namespace lanes::detail {
+
+class scheduler;
+
+// The task running on this thread, or nullptr outside a task.
+task_header* current_task() noexcept;
+// The same, or a runtime_misuse error naming `what` ("co_await lanes::sleep").
+task_header& require_current_task(const char* what);
+// The scheduler whose worker this thread is, or nullptr.
+scheduler* current_scheduler() noexcept;
+bool on_runtime_worker() noexcept;
+
+// Cooperative budget: a ready operation calls this; false means the task
+// has run long enough in this poll and must yield before continuing.
+bool coop_consume() noexcept;
+
+// A newly created task (state SCHEDULED, three references) enters its queue.
+void schedule_spawned(scheduler& owner, task_header& task) noexcept;
+// Waits on this (non-worker) thread until `task` completes.
+void wait_blocking(scheduler& owner, task_header& task);
+
+// Links `entry` into the owner's timer wheel for `deadline_ns`
+// (CLOCK_MONOTONIC). False when the deadline has already passed.
+bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline_ns);
+// Unlinks it if it has not fired; safe to call after it fired.
+void timer_cancel(scheduler& owner, timer_entry& entry) noexcept;
+std::uint64_t monotonic_now_ns() noexcept;
+
+}  // namespace lanes::detail

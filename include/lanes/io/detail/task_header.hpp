@@ -1,0 +1,163 @@
+// task_header: the scheduler's view of a spawned task. Users never touch it;
+// it is public only because join_handle<T> is a template.
+//
+// Ownership: a header is reference counted (the high bits of `state`).
+// References are held by: the runtime's list of live tasks (until the task
+// completes), the join_handle (until dropped), each run-queue entry, and
+// each registered waker. The coroutine frame is destroyed when the task
+// completes or is cancelled, always by the one thread that holds RUNNING
+// (or by the runtime's destructor once every worker has stopped); the
+// header itself is freed by whoever drops the last reference.
+//
+// State transitions (all on `state`, acq_rel):
+//   idle      -> SCHEDULED            wake(): the waker's reference moves into a run queue
+//   SCHEDULED -> RUNNING              a worker pops it
+//   RUNNING   -> RUNNING|NOTIFIED     wake() while it runs: rescheduled after this poll
+//   RUNNING   -> idle | SCHEDULED     the poll returned suspended (SCHEDULED if NOTIFIED)
+//   RUNNING   -> COMPLETE             the coroutine finished, or CANCELLED was seen
+// CANCELLED may be set at any time by abort(); the worker that next holds
+// RUNNING destroys the frame instead of resuming it. Every lanes awaitable
+// deregisters itself in its destructor, so destroying a suspended frame
+// never leaves a waker pointing into freed memory.
+#pragma once
+
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+#include <source_location>
+
+namespace lanes::detail {
+
+class scheduler;
+
+namespace task_state {
+inline constexpr std::uint64_t running = 1U << 0;
+inline constexpr std::uint64_t scheduled = 1U << 1;
+inline constexpr std::uint64_t notified = 1U << 2;
+inline constexpr std::uint64_t complete = 1U << 3;
+inline constexpr std::uint64_t cancelled = 1U << 4;
+inline constexpr std::uint64_t join_interest = 1U << 5;  // a join_handle exists
+inline constexpr std::uint64_t join_waker = 1U << 6;     // the joiner's waker is stored
+inline constexpr std::uint64_t blocking_joiner = 1U << 7;  // a thread waits in block_on: notify the state word
+inline constexpr std::uint64_t ref_one = 1U << 16;
+inline constexpr std::uint64_t flag_mask = ref_one - 1;
+}  // namespace task_state
+
+class task_header;
+
+// A counted reference to a task that wakes it once. Move-only.
+class waker {
+ public:
+  waker() noexcept = default;
+  explicit waker(task_header* task) noexcept : task_(task) {}  // adopts a reference
+  waker(waker&& other) noexcept : task_(other.task_) { other.task_ = nullptr; }
+  waker& operator=(waker&& other) noexcept;
+  waker(const waker&) = delete;
+  waker& operator=(const waker&) = delete;
+  ~waker();
+
+  explicit operator bool() const noexcept { return task_ != nullptr; }
+  // Schedules the task (or marks it notified if it is running); consumes the waker.
+  void wake() && noexcept;
+
+ private:
+  task_header* task_ = nullptr;
+};
+
+class task_header {
+ public:
+  task_header(scheduler* owner, std::coroutine_handle<> root, const char* name, std::source_location where) noexcept
+      : root_(root), resume_point_(root), owner_(owner), name_(name), spawned_at_(where) {}
+  task_header(const task_header&) = delete;
+  task_header& operator=(const task_header&) = delete;
+
+  // --- references ---
+  void ref() noexcept { state_.fetch_add(task_state::ref_one, std::memory_order_relaxed); }
+  void unref() noexcept;
+  waker make_waker() noexcept {
+    ref();
+    return waker(this);
+  }
+
+  // --- what the awaitables use ---
+  // The coroutine to resume next: the innermost one that suspended.
+  void set_resume_point(std::coroutine_handle<> h) noexcept { resume_point_ = h; }
+
+  // --- join_handle ---
+  std::uint64_t load_state() const noexcept { return state_.load(std::memory_order_acquire); }
+  // Moves `w` in as the joiner's waker, unless the task has completed
+  // (then returns false and leaves `w` alone).
+  bool register_joiner(waker& w) noexcept;
+  // Takes the joiner's waker back if completion has not claimed it yet.
+  void unregister_joiner() noexcept;
+  // Clears JOIN_INTEREST; returns the state before.
+  std::uint64_t drop_join_interest() noexcept {
+    return state_.fetch_and(~task_state::join_interest, std::memory_order_acq_rel);
+  }
+  void abort() noexcept;
+  bool was_cancelled() const noexcept { return cancelled_result_; }
+  std::exception_ptr error() const noexcept { return error_; }
+  // The join_handle was dropped after completion without taking the result:
+  // a failure goes to the runtime's handler (or stderr if the runtime is gone).
+  void report_unobserved_error() noexcept;
+  // The join_handle took the result: the failure was observed.
+  void mark_error_observed() noexcept;
+
+  const char* name() const noexcept { return name_; }
+  const std::source_location& spawned_at() const noexcept { return spawned_at_; }
+
+  // --- the scheduler's side (src/io) ---
+  std::atomic<std::uint64_t>& state() noexcept { return state_; }
+  std::coroutine_handle<> root() const noexcept { return root_; }
+  std::coroutine_handle<> resume_point() const noexcept { return resume_point_; }
+  scheduler* owner() const noexcept { return owner_; }
+  void orphan() noexcept { owner_ = nullptr; }
+  // Moves the result out of the finished root frame, then destroys the frame.
+  void finish_frame() noexcept {
+    take_result();
+    destroy_frame();
+  }
+  // Destroys the frame without a result: the task was cancelled.
+  void cancel_frame() noexcept {
+    cancelled_result_ = true;
+    destroy_frame();
+  }
+  waker take_joiner() noexcept { return static_cast<waker&&>(joiner_); }
+
+  task_header* queue_next = nullptr;  // the injection queue's link (guarded by its lock)
+  // A task that failed while its join_handle was alive waits on its
+  // runtime's list of unobserved errors until the handle takes or drops the
+  // result (guarded by one process-wide mutex: a rare path). A runtime that
+  // is destroyed first sets owner_ to nullptr for those it still lists.
+  task_header* error_prev = nullptr;
+  task_header* error_next = nullptr;
+  bool error_listed = false;
+  task_header* live_prev = nullptr;   // the live-task list's links (guarded by its lock)
+  task_header* live_next = nullptr;
+
+ protected:
+  virtual ~task_header() = default;
+  // Moves the root promise's value or exception into the header.
+  virtual void take_result() noexcept = 0;
+  std::exception_ptr error_;
+
+ private:
+  void destroy_frame() noexcept {
+    if (root_) root_.destroy();
+    root_ = nullptr;
+    resume_point_ = nullptr;
+  }
+
+  // Initial references: the live list, the join_handle, the first run-queue entry.
+  std::atomic<std::uint64_t> state_{task_state::scheduled | task_state::join_interest | 3 * task_state::ref_one};
+  std::coroutine_handle<> root_;
+  std::coroutine_handle<> resume_point_;
+  scheduler* owner_;
+  waker joiner_;  // written by the joiner before JOIN_WAKER is set; read by completion after
+  bool cancelled_result_ = false;
+  const char* name_;
+  std::source_location spawned_at_;
+};
+
+}  // namespace lanes::detail

@@ -1,0 +1,24 @@
+// timer_entry: one pending timer, embedded in the awaiter that waits on it
+// (so registering a timer allocates nothing). The timer wheel links it into
+// a slot's list. Every field is guarded by the wheel's lock; the firing
+// thread moves the waker out under the lock and never touches the entry
+// again, so the awaiter may be destroyed as soon as it is woken.
+#pragma once
+
+#include <cstdint>
+
+#include <lanes/io/detail/task_header.hpp>
+
+namespace lanes::detail {
+
+struct timer_entry {
+  timer_entry* prev = nullptr;
+  timer_entry* next = nullptr;
+  std::uint64_t deadline_tick = 0;  // microseconds since the runtime's epoch, rounded up
+  waker to_wake;
+  std::uint8_t level = 0;
+  std::uint8_t slot = 0;
+  bool linked = false;  // in the wheel
+};
+
+}  // namespace lanes::detail

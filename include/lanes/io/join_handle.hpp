@@ -1,0 +1,168 @@
+// join_handle<T>: what spawn returns. co_await it for the task's result (or
+// its exception, or task_cancelled if it was aborted). abort() cancels the
+// task at its next suspension point. Dropping the handle detaches the task:
+// it keeps running, and an exception it ends with goes to the runtime's
+// handler (counted, printed by default) instead of being lost.
+#pragma once
+
+#include <coroutine>
+#include <optional>
+#include <utility>
+
+#include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/detail/task_header.hpp>
+#include <lanes/io/errors.hpp>
+#include <lanes/io/task.hpp>
+
+namespace lanes {
+
+namespace detail {
+
+template <class T>
+struct stored_result {
+  std::optional<T> value;
+  template <class Promise>
+  void take(Promise& p) {
+    value.emplace(std::move(std::get<1>(p.value)));
+  }
+  T get() { return std::move(*value); }
+};
+template <class T>
+struct stored_result<T&> {
+  T* value = nullptr;
+  template <class Promise>
+  void take(Promise& p) {
+    value = p.value;
+  }
+  T& get() { return *value; }
+};
+template <>
+struct stored_result<void> {
+  template <class Promise>
+  void take(Promise&) {}
+  void get() {}
+};
+
+// A spawned task: the header plus where its result waits for the joiner.
+template <class T>
+class spawned_task final : public task_header {
+ public:
+  spawned_task(scheduler* owner, std::coroutine_handle<task_promise<T>> frame, const char* name,
+               std::source_location where) noexcept
+      : task_header(owner, frame, name, where), frame_(frame) {}
+
+  T get_result() {
+    if (was_cancelled()) throw task_cancelled();
+    if (error_) std::rethrow_exception(error_);
+    return result_.get();
+  }
+
+ private:
+  void take_result() noexcept override {
+    auto& promise = frame_.promise();
+    if (promise.error) {
+      error_ = promise.error;
+      return;
+    }
+    try {
+      result_.take(promise);
+    } catch (...) {
+      error_ = std::current_exception();  // the result's move constructor threw
+    }
+  }
+  std::coroutine_handle<task_promise<T>> frame_;
+  stored_result<T> result_;
+};
+
+}  // namespace detail
+
+template <class T>
+class [[nodiscard]] join_handle {
+ public:
+  join_handle() noexcept = default;
+  explicit join_handle(detail::spawned_task<T>* task) noexcept : task_(task) {}
+  join_handle(join_handle&& other) noexcept
+      : task_(std::exchange(other.task_, nullptr)), taken_(std::exchange(other.taken_, false)) {}
+  join_handle& operator=(join_handle&& other) noexcept {
+    if (this != &other) {
+      release();
+      task_ = std::exchange(other.task_, nullptr);
+      taken_ = std::exchange(other.taken_, false);
+    }
+    return *this;
+  }
+  join_handle(const join_handle&) = delete;
+  join_handle& operator=(const join_handle&) = delete;
+  ~join_handle() { release(); }
+
+  // Cancels the task at its next suspension point (at once if it is
+  // waiting). Awaiting the handle then throws task_cancelled, unless the
+  // task finished first.
+  void abort() noexcept {
+    if (task_) task_->abort();
+  }
+  bool is_finished() const noexcept {
+    return task_ != nullptr && (task_->load_state() & detail::task_state::complete) != 0;
+  }
+  bool valid() const noexcept { return task_ != nullptr; }
+
+  auto operator co_await() && { return awaiter{this}; }
+  auto operator co_await() & { return awaiter{this}; }
+
+  // For block_on: the result of a task known to be complete.
+  T take_completed_result() {
+    taken_ = true;
+    task_->mark_error_observed();
+    return task_->get_result();
+  }
+  detail::task_header* header() const noexcept { return task_; }
+
+ private:
+  struct awaiter {
+    join_handle* handle;
+    bool registered = false;
+
+    awaiter(join_handle* h) noexcept : handle(h) {}
+    awaiter(awaiter&& other) noexcept : handle(other.handle), registered(std::exchange(other.registered, false)) {}
+    ~awaiter() {
+      if (registered) handle->task_->unregister_joiner();
+    }
+
+    bool await_ready() const {
+      if (handle->task_ == nullptr) throw runtime_misuse("lanes: co_await on an empty join_handle");
+      return handle->is_finished() && detail::coop_consume();
+    }
+    bool await_suspend(std::coroutine_handle<> h) {
+      auto& self = detail::require_current_task("co_await join_handle");
+      self.set_resume_point(h);
+      detail::waker w = self.make_waker();
+      if (handle->is_finished()) {
+        // Finished, but the coop budget ran out: yield first, then read the result.
+        std::move(w).wake();
+        return true;
+      }
+      if (handle->task_->register_joiner(w)) {
+        registered = true;
+        return true;
+      }
+      return false;  // finished meanwhile: resume at once
+    }
+    T await_resume() {
+      registered = false;
+      return handle->take_completed_result();
+    }
+  };
+
+  void release() noexcept {
+    if (task_ == nullptr) return;
+    const auto before = task_->drop_join_interest();
+    if ((before & detail::task_state::complete) != 0 && !taken_) task_->report_unobserved_error();
+    task_->unref();
+    task_ = nullptr;
+  }
+
+  detail::spawned_task<T>* task_ = nullptr;
+  bool taken_ = false;
+};
+
+}  // namespace lanes

@@ -1,0 +1,121 @@
+// The io runtime: where waiting work lives. Tasks are lanes::task<T>
+// coroutines, spawned onto either
+//   - a multi-thread scheduler: N workers (default: the budget's io_threads),
+//     each with a local run queue and a LIFO slot, a global injection queue,
+//     work stealing and a parking protocol that wakes only the workers
+//     needed; or
+//   - a current-thread scheduler: everything runs on the thread that calls
+//     block_on.
+// Destroying the runtime cancels the tasks still pending (their frames are
+// destroyed, so their destructors run), joins the workers and frees
+// everything.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+
+#include <lanes/budget.hpp>
+#include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/join_handle.hpp>
+#include <lanes/io/metrics.hpp>
+#include <lanes/io/task.hpp>
+
+namespace lanes {
+
+// Where a task came from, for error reports and the stall detector.
+struct task_info {
+  const char* name = nullptr;  // as given to spawn, or nullptr
+  std::source_location spawned_at;
+};
+
+// Receives the exception of a detached task that failed.
+using unhandled_exception_handler = std::function<void(std::exception_ptr, const task_info&)>;
+
+class runtime;
+
+class runtime_builder {
+ public:
+  enum class flavor { multi_thread, current_thread };
+  explicit runtime_builder(flavor f) : flavor_(f) {}
+
+  // Default: the budget's io_threads (LANES_IO_THREADS). 0 is a config_error.
+  runtime_builder& worker_threads(unsigned n);
+  // Default: "lanes-io" (threads are named lanes-io-0, lanes-io-1, ...).
+  runtime_builder& thread_name(std::string prefix);
+  // Default: budget::detect().
+  runtime_builder& budget(const lanes::budget& b);
+  // Default: print the exception and the task's spawn site to stderr.
+  runtime_builder& on_unhandled_exception(unhandled_exception_handler handler);
+
+  runtime build() const;
+
+ private:
+  friend class runtime;
+  flavor flavor_;
+  std::optional<unsigned> workers_;
+  std::string thread_name_ = "lanes-io";
+  std::optional<lanes::budget> budget_;
+  unhandled_exception_handler handler_;
+};
+
+class runtime {
+ public:
+  static runtime_builder multi_thread() { return runtime_builder(runtime_builder::flavor::multi_thread); }
+  static runtime_builder current_thread() { return runtime_builder(runtime_builder::flavor::current_thread); }
+
+  // A multi-thread runtime sized from the budget.
+  runtime();
+  runtime(runtime&&) noexcept;
+  runtime& operator=(runtime&&) noexcept;
+  ~runtime();
+
+  // Starts `t` on this runtime; callable from any thread.
+  template <class T>
+  join_handle<T> spawn(task<T> t, const char* name = nullptr,
+                       std::source_location where = std::source_location::current()) {
+    return spawn_on(*scheduler_, std::move(t), name, where);
+  }
+
+  // Runs `t` to completion and returns its result (or rethrows). Call it from
+  // a thread that is not an io worker; from inside a task, co_await instead.
+  template <class T>
+  T block_on(task<T> t, std::source_location where = std::source_location::current()) {
+    check_block_on_allowed();
+    auto handle = spawn_on(*scheduler_, std::move(t), "block_on", where);
+    detail::wait_blocking(*scheduler_, *handle.header());
+    return handle.take_completed_result();
+  }
+
+  unsigned worker_count() const noexcept;
+  runtime_metrics metrics() const;
+
+  template <class T>
+  static join_handle<T> spawn_on(detail::scheduler& s, task<T> t, const char* name, std::source_location where) {
+    if (!t.valid()) throw runtime_misuse("lanes: spawn of an empty task (moved from or released)");
+    auto* header = new detail::spawned_task<T>(&s, t.release(), name, where);
+    detail::schedule_spawned(s, *header);
+    return join_handle<T>(header);
+  }
+
+ private:
+  friend class runtime_builder;
+  explicit runtime(std::unique_ptr<detail::scheduler> s) noexcept;
+  void check_block_on_allowed() const;
+  std::unique_ptr<detail::scheduler> scheduler_;
+};
+
+// Spawns onto the runtime of the calling task. Outside a runtime it is a
+// runtime_misuse error: use runtime::spawn.
+template <class T>
+join_handle<T> spawn(task<T> t, const char* name = nullptr,
+                     std::source_location where = std::source_location::current()) {
+  detail::scheduler* s = detail::current_scheduler();
+  if (s == nullptr) throw runtime_misuse("lanes::spawn called outside an io runtime: use runtime::spawn");
+  return runtime::spawn_on(*s, std::move(t), name, where);
+}
+
+}  // namespace lanes

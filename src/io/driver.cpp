@@ -1,0 +1,94 @@
+#include "io/driver.hpp"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+#include <system_error>
+
+namespace lanes::detail {
+
+namespace {
+
+constexpr std::uint64_t event_tag = 1;
+constexpr std::uint64_t timer_tag = 2;
+
+int checked(int result, const char* call) {
+  if (result < 0) throw std::system_error(errno, std::generic_category(), call);
+  return result;
+}
+
+void watch(int epoll_fd, int fd, std::uint64_t tag) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.u64 = tag;
+  checked(::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev), "epoll_ctl");
+}
+
+void drain(int fd) noexcept {
+  std::uint64_t value = 0;
+  [[maybe_unused]] const auto n = ::read(fd, &value, sizeof value);
+}
+
+}  // namespace
+
+std::uint64_t monotonic_ns() noexcept {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+driver::driver() {
+  epoll_fd_ = checked(::epoll_create1(EPOLL_CLOEXEC), "epoll_create1");
+  try {
+    event_fd_ = checked(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd");
+    timer_fd_ = checked(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), "timerfd_create");
+    watch(epoll_fd_, event_fd_, event_tag);
+    watch(epoll_fd_, timer_fd_, timer_tag);
+  } catch (...) {
+    if (timer_fd_ >= 0) ::close(timer_fd_);
+    if (event_fd_ >= 0) ::close(event_fd_);
+    ::close(epoll_fd_);
+    throw;
+  }
+}
+
+driver::~driver() {
+  ::close(timer_fd_);
+  ::close(event_fd_);
+  ::close(epoll_fd_);
+}
+
+void driver::park(std::uint64_t deadline_ns, bool block) {
+  if (block && deadline_ns != armed_ns_) {
+    itimerspec spec{};
+    spec.it_value.tv_sec = static_cast<time_t>(deadline_ns / 1'000'000'000U);
+    spec.it_value.tv_nsec = static_cast<long>(deadline_ns % 1'000'000'000U);
+    // deadline 0 disarms; an absolute time in the past fires at once.
+    checked(::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr), "timerfd_settime");
+    armed_ns_ = deadline_ns;
+  }
+  epoll_event events[8];
+  int n = 0;
+  do {
+    n = ::epoll_wait(epoll_fd_, events, 8, block ? -1 : 0);
+  } while (n < 0 && errno == EINTR);
+  parked_deadline_.store(0, std::memory_order_release);
+  for (int i = 0; i < n; ++i) {
+    if (events[i].data.u64 == event_tag) drain(event_fd_);
+    if (events[i].data.u64 == timer_tag) {
+      drain(timer_fd_);
+      armed_ns_ = 0;  // fired: disarmed
+    }
+  }
+}
+
+void driver::unpark() noexcept {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const auto n = ::write(event_fd_, &one, sizeof one);
+}
+
+}  // namespace lanes::detail

@@ -1,0 +1,60 @@
+// inject_queue: the runtime's global run queue, for tasks scheduled from
+// outside a worker and for local-queue overflow. A mutex guards an
+// intrusive list through task_header::queue_next; `length_` is read without
+// the lock as a hint (is there anything to take?), written under it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+
+#include <lanes/io/detail/task_header.hpp>
+
+namespace lanes::detail {
+
+class inject_queue {
+ public:
+  // False (nothing queued) once closed: the runtime is shutting down.
+  bool push(task_header* task) noexcept { return push_batch(task, task, 1); }
+  // Pushes the list first..last (linked through queue_next) of `count` tasks.
+  bool push_batch(task_header* first, task_header* last, std::size_t count) noexcept {
+    last->queue_next = nullptr;
+    std::lock_guard lock(mutex_);
+    if (closed_) return false;
+    if (tail_ != nullptr) {
+      tail_->queue_next = first;
+    } else {
+      head_ = first;
+    }
+    tail_ = last;
+    length_.store(length_.load(std::memory_order_relaxed) + count, std::memory_order_release);
+    return true;
+  }
+  // Refuses pushes from now on; what is queued can still be popped.
+  void close() noexcept {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  task_header* pop() noexcept {
+    if (empty()) return nullptr;
+    std::lock_guard lock(mutex_);
+    task_header* task = head_;
+    if (task == nullptr) return nullptr;
+    head_ = task->queue_next;
+    if (head_ == nullptr) tail_ = nullptr;
+    task->queue_next = nullptr;
+    length_.store(length_.load(std::memory_order_relaxed) - 1, std::memory_order_release);
+    return task;
+  }
+  bool empty() const noexcept { return length_.load(std::memory_order_acquire) == 0; }
+  std::size_t size() const noexcept { return length_.load(std::memory_order_acquire); }
+
+ private:
+  std::mutex mutex_;
+  task_header* head_ = nullptr;
+  task_header* tail_ = nullptr;
+  bool closed_ = false;
+  std::atomic<std::size_t> length_{0};
+};
+
+}  // namespace lanes::detail

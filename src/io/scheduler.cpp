@@ -1,0 +1,520 @@
+#include "io/scheduler.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include <lanes/config_error.hpp>
+
+#include "io/error_registry.hpp"
+
+namespace lanes::detail {
+
+namespace {
+
+// Tokio's numbers: a task may resume ready operations 128 times per poll
+// before it must yield; maintenance every 61 ticks, the global queue first
+// every 31 ticks; at most 3 LIFO polls in a row.
+constexpr int coop_budget_per_poll = 128;
+constexpr std::uint32_t maintenance_interval = 61;
+constexpr std::uint32_t global_queue_interval = 31;
+constexpr int max_lifo_polls = 3;
+constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
+
+thread_local worker* tls_worker = nullptr;
+thread_local scheduler* tls_scheduler = nullptr;
+thread_local task_header* tls_task = nullptr;
+thread_local int tls_coop = coop_budget_per_poll;
+
+void store_max(std::atomic<std::uint64_t>& target, std::uint64_t value) noexcept {
+  if (value > target.load(std::memory_order_relaxed)) target.store(value, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+// --- what the public headers call ------------------------------------------
+
+task_header* current_task() noexcept { return tls_task; }
+
+task_header& require_current_task(const char* what) {
+  if (tls_task == nullptr) {
+    throw runtime_misuse(std::string("lanes: ") + what +
+                         " outside an io task: await it inside a task run by a lanes::runtime");
+  }
+  return *tls_task;
+}
+
+scheduler* current_scheduler() noexcept { return tls_task != nullptr ? tls_task->owner() : tls_scheduler; }
+bool on_runtime_worker() noexcept { return tls_worker != nullptr; }
+
+bool coop_consume() noexcept {
+  if (tls_task == nullptr) return true;
+  if (tls_coop <= 0) return false;
+  --tls_coop;
+  return true;
+}
+
+void schedule_spawned(scheduler& owner, task_header& task) noexcept { owner.spawn(task); }
+void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(task); }
+bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline_ns) {
+  return owner.timer_register(entry, deadline_ns);
+}
+void timer_cancel(scheduler& owner, timer_entry& entry) noexcept { owner.timer_cancel(entry); }
+std::uint64_t monotonic_now_ns() noexcept { return monotonic_ns(); }
+
+// --- construction and shutdown ---------------------------------------------
+
+scheduler::scheduler(unsigned workers, bool current_thread, std::string thread_name,
+                     unhandled_exception_handler handler)
+    : current_thread_(current_thread),
+      thread_name_(std::move(thread_name)),
+      handler_(std::move(handler)),
+      idle_(workers),
+      epoch_ns_(monotonic_ns()) {
+  workers_.reserve(workers);
+  for (unsigned i = 0; i < workers; ++i) {
+    auto w = std::make_unique<worker>();
+    w->index = i;
+    w->rng.seed(i + 1);
+    workers_.push_back(std::move(w));
+  }
+}
+
+scheduler::~scheduler() { shutdown(); }
+
+void scheduler::start_threads() {
+  for (auto& w : workers_) {
+    worker* self = w.get();
+    w->thread = std::thread([this, self] { run_worker(*self, nullptr); });
+    const std::string name = (thread_name_ + "-" + std::to_string(self->index)).substr(0, 15);
+    pthread_setname_np(w->thread.native_handle(), name.c_str());
+  }
+}
+
+void scheduler::shutdown() noexcept {
+  if (shutdown_.exchange(true, std::memory_order_acq_rel)) return;
+  // 1. Stop the workers: each sees shutdown_ before its next task.
+  for (unsigned i = 0; i < workers_.size(); ++i) unpark(i);
+  driver_.unpark();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+  // 2. Close the queues: a wake from now on drops its reference instead.
+  closed_.store(true, std::memory_order_release);
+  inject_.close();
+  // 3. Queue entries hold references; drop them (the joins ordered the
+  //    workers' writes before these reads, so we may act as every owner).
+  for (auto& w : workers_) {
+    if (task_header* t = w->lifo.exchange(nullptr, std::memory_order_acquire)) t->unref();
+    while (task_header* t = w->queue.pop()) t->unref();
+  }
+  while (task_header* t = inject_.pop()) t->unref();
+  // 4. Cancel every task still alive: destroy its frame (its destructors
+  //    run here), complete it as cancelled, wake its joiner.
+  for (;;) {
+    task_header* task = nullptr;
+    {
+      std::lock_guard lock(live_mutex_);
+      task = live_head_;
+      if (task == nullptr) break;
+    }
+    unlink_live(*task);
+    task->ref();  // stands in for the running reference complete() drops
+    if ((task->load_state() & task_state::complete) == 0) task->cancel_frame();
+    complete(*task, false);
+  }
+  // 5. Failures still waiting for their join_handle: report them to stderr
+  //    when the handle goes, since this runtime's handler will be gone.
+  orphan_unobserved_errors(this);
+}
+
+// --- scheduling -------------------------------------------------------------
+
+void scheduler::spawn(task_header& task) noexcept {
+  tasks_spawned_.fetch_add(1, std::memory_order_relaxed);
+  tasks_alive_.fetch_add(1, std::memory_order_relaxed);
+  link_live(task);
+  if (closed_.load(std::memory_order_acquire)) {
+    // Spawned while shutting down (from a destructor): cancelled at once.
+    unlink_live(task);
+    task.cancel_frame();
+    complete(task, false);
+    return;
+  }
+  schedule(task, true);  // new tasks go to the back, not the LIFO slot
+}
+
+void scheduler::schedule(task_header& task, bool yielded) noexcept {
+  worker* w = tls_worker;
+  if (w != nullptr && tls_scheduler == this && !closed_.load(std::memory_order_relaxed)) {
+    if (yielded) {
+      w->queue.push_back(&task, inject_);
+    } else {
+      // Woken by the running task: run it next, on this warm cache.
+      task_header* previous = w->lifo.exchange(&task, std::memory_order_acq_rel);
+      if (previous == nullptr) return;
+      w->queue.push_back(previous, inject_);
+    }
+    notify_parked();
+    return;
+  }
+  if (!inject_.push(&task)) {
+    task.unref();  // the runtime is shutting down: the task will be cancelled
+    return;
+  }
+  notify_parked();
+}
+
+void scheduler::notify_parked() noexcept {
+  // Pairs with the seq_cst operations in idle: see the invariant there.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (const auto sleeper = idle_.claim_sleeper_for_work()) unpark(*sleeper);
+}
+
+void scheduler::unpark(unsigned worker_index) noexcept {
+  if (workers_[worker_index]->park.set()) driver_.unpark();
+}
+
+bool scheduler::any_work() const noexcept {
+  if (!inject_.empty()) return true;
+  return std::any_of(workers_.begin(), workers_.end(), [](const auto& w) {
+    return !w->queue.empty() || w->lifo.load(std::memory_order_acquire) != nullptr;
+  });
+}
+
+bool scheduler::stop_requested(task_header* until) const noexcept {
+  if (shutdown_.load(std::memory_order_acquire)) return true;
+  return until != nullptr && (until->load_state() & task_state::complete) != 0;
+}
+
+// --- the worker loop --------------------------------------------------------
+
+void scheduler::run_worker(worker& w, task_header* until) {
+  worker* const outer_worker = tls_worker;
+  scheduler* const outer_scheduler = tls_scheduler;
+  tls_worker = &w;
+  tls_scheduler = this;
+  while (!stop_requested(until)) {
+    ++w.tick;
+    if (w.tick % maintenance_interval == 0) maintenance(w);
+    task_header* task = next_task(w);
+    if (task == nullptr) task = search(w);
+    if (task != nullptr) {
+      run(w, task);
+      continue;
+    }
+    park(w, until);
+  }
+  if (w.searching) {
+    w.searching = false;
+    if (idle_.stop_searching()) notify_parked();
+  }
+  tls_worker = outer_worker;
+  tls_scheduler = outer_scheduler;
+}
+
+task_header* scheduler::next_task(worker& w) noexcept {
+  if (w.tick % global_queue_interval == 0) {
+    if (task_header* t = inject_.pop()) return t;
+  }
+  if (task_header* t = w.lifo.exchange(nullptr, std::memory_order_acq_rel)) return t;
+  if (task_header* t = w.queue.pop()) return t;
+  return inject_.pop();
+}
+
+task_header* scheduler::search(worker& w) noexcept {
+  task_header* found = nullptr;
+  const auto n = static_cast<unsigned>(workers_.size());
+  if (n > 1) {
+    if (!w.searching) {
+      if (!idle_.try_start_searching()) return nullptr;
+      w.searching = true;
+    }
+    const unsigned start = static_cast<unsigned>(w.rng()) % n;
+    for (unsigned i = 0; i < n && found == nullptr; ++i) {
+      worker& victim = *workers_[(start + i) % n];
+      if (&victim == &w) continue;
+      found = victim.queue.steal_into(w.queue);
+      if (found == nullptr) found = victim.lifo.exchange(nullptr, std::memory_order_acq_rel);
+      if (found != nullptr) w.steals.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  if (found == nullptr) found = inject_.pop();
+  if (found != nullptr && w.searching) {
+    w.searching = false;
+    // The last searcher found work: there may be more, keep someone looking.
+    if (idle_.stop_searching()) notify_parked();
+  }
+  return found;
+}
+
+void scheduler::run(worker& w, task_header* task) noexcept {
+  tls_coop = coop_budget_per_poll;
+  run_one(w, task);
+  // The LIFO polls share the budget with the task that woke them (Tokio's
+  // fix: a ping-pong pair cannot reset its budget by waking each other).
+  for (int lifo_polls = 0;;) {
+    task_header* next = w.lifo.exchange(nullptr, std::memory_order_acq_rel);
+    if (next == nullptr) break;
+    if (++lifo_polls > max_lifo_polls || shutdown_.load(std::memory_order_relaxed)) {
+      w.queue.push_back(next, inject_);
+      notify_parked();
+      break;
+    }
+    run_one(w, next);
+  }
+}
+
+void scheduler::run_one(worker& w, task_header* task) noexcept {
+  auto& state = task->state();
+  std::uint64_t s = state.load(std::memory_order_acquire);
+  while (!state.compare_exchange_weak(s, (s & ~task_state::scheduled) | task_state::running,
+                                      std::memory_order_acq_rel, std::memory_order_acquire)) {
+  }
+  if ((s & task_state::cancelled) != 0) {
+    task->cancel_frame();
+    complete(*task, true);
+    return;
+  }
+
+  const std::uint64_t started = monotonic_ns();
+  tls_task = task;
+  task->resume_point().resume();
+  tls_task = nullptr;
+  const std::uint64_t took = monotonic_ns() - started;
+  w.polls.fetch_add(1, std::memory_order_relaxed);
+  w.busy_ns.fetch_add(took, std::memory_order_relaxed);
+  store_max(w.longest_poll_ns, took);
+
+  if (task->root().done()) {
+    task->finish_frame();
+    complete(*task, true);
+    return;
+  }
+  s = state.load(std::memory_order_acquire);
+  for (;;) {
+    if ((s & task_state::cancelled) != 0) {
+      task->cancel_frame();  // aborted while it ran: stop at this suspension point
+      complete(*task, true);
+      return;
+    }
+    if ((s & task_state::notified) != 0) {
+      const auto next = (s & ~(task_state::running | task_state::notified)) | task_state::scheduled;
+      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        schedule(*task, true);  // the running reference becomes the queue's
+        return;
+      }
+    } else if (state.compare_exchange_weak(s, s & ~task_state::running, std::memory_order_acq_rel,
+                                           std::memory_order_acquire)) {
+      task->unref();  // parked on some awaitable: the live list keeps it
+      return;
+    }
+  }
+}
+
+void scheduler::complete(task_header& task, bool remove_from_live) noexcept {
+  if (remove_from_live) unlink_live(task);
+  // A failure is listed before COMPLETE is published, so that a join_handle
+  // dropped from now on finds it listed (see error_registry.hpp).
+  if (task.error()) list_unobserved_error(task, *this);
+  auto& state = task.state();
+  std::uint64_t s = state.load(std::memory_order_acquire);
+  while (!state.compare_exchange_weak(
+      s, (s | task_state::complete) & ~(task_state::running | task_state::notified | task_state::scheduled),
+      std::memory_order_acq_rel, std::memory_order_acquire)) {
+  }
+  if ((s & task_state::join_waker) != 0) task.take_joiner().wake();
+  if ((s & task_state::blocking_joiner) != 0) state.notify_all();
+  if ((s & task_state::join_interest) == 0) task.report_unobserved_error();
+  tasks_alive_.fetch_sub(1, std::memory_order_relaxed);
+  task.unref();  // the running reference
+  task.unref();  // the live list's
+}
+
+// --- parking ------------------------------------------------------------------
+
+void scheduler::park(worker& w, task_header* until) {
+  idle_.add_sleeper(w.index);
+  if (w.searching) {
+    w.searching = false;
+    idle_.stop_searching();
+  }
+  // Look once more after announcing ourselves (the invariant in idle.hpp).
+  if (any_work() || stop_requested(until)) {
+    if (!idle_.remove_sleeper(w.index)) {
+      w.searching = true;  // someone claimed us for work meanwhile
+      w.park.try_consume();
+    }
+    return;
+  }
+  w.parks.fetch_add(1, std::memory_order_relaxed);
+  bool held_driver = false;
+  sleep(w, held_driver);
+  if (!idle_.remove_sleeper(w.index)) w.searching = true;  // woken on purpose: counted as searching
+}
+
+void scheduler::sleep(worker& w, bool& held_driver) {
+  if (!driver_.lock().try_lock()) {
+    w.park.sleep_on_futex();
+    return;
+  }
+  held_driver = true;
+  w.park.enter_driver();
+  if (!w.park.is_set()) {
+    std::uint64_t deadline_ns = 0;
+    {
+      std::lock_guard lock(timers_mutex_);
+      const auto next = timers_.next_deadline();
+      deadline_ns = next ? ns_of(*next) : 0;
+      driver_.announce_parked_deadline(next ? deadline_ns : UINT64_MAX);
+    }
+    driver_parked_.store(true, std::memory_order_release);
+    driver_.park(deadline_ns, true);
+    driver_parked_.store(false, std::memory_order_release);
+    driver_.announce_parked_deadline(0);
+  }
+  w.park.leave_driver();
+  w.park.try_consume();
+  fire_timers(&w);
+  driver_.lock().unlock();
+  // Hand the driver on: this worker is about to run tasks, and a worker
+  // sleeping on its futex would otherwise not watch the timers.
+  if (timers_pending_.load(std::memory_order_acquire) > 0 && idle_.sleepers() > 0) notify_parked();
+}
+
+void scheduler::maintenance(worker& w) {
+  // The worker parked in the driver fires timers itself.
+  if (driver_parked_.load(std::memory_order_acquire) || timers_pending_.load(std::memory_order_acquire) == 0) return;
+  fire_timers(&w);
+}
+
+// --- timers -----------------------------------------------------------------
+
+std::uint64_t scheduler::tick_of(std::uint64_t ns) const noexcept {
+  return ns <= epoch_ns_ ? 0 : std::min((ns - epoch_ns_) / 1000, max_tick);
+}
+
+std::uint64_t scheduler::ns_of(std::uint64_t tick) const noexcept { return epoch_ns_ + tick * 1000; }
+
+bool scheduler::fire_timers(worker* w) {
+  std::vector<waker> local;
+  std::vector<waker>& due = w != nullptr ? w->due_timers : local;
+  const std::uint64_t now = tick_of(monotonic_ns());
+  {
+    std::lock_guard lock(timers_mutex_);
+    timers_.advance(now, due);
+    timers_pending_.store(timers_.size(), std::memory_order_release);
+  }
+  const bool fired = !due.empty();
+  for (auto& to_wake : due) std::move(to_wake).wake();
+  due.clear();
+  return fired;
+}
+
+bool scheduler::timer_register(timer_entry& entry, std::uint64_t deadline_ns) {
+  // Round up: a timer never fires before its deadline.
+  entry.deadline_tick = deadline_ns <= epoch_ns_ ? 0 : std::min((deadline_ns - epoch_ns_ + 999) / 1000, max_tick);
+  std::uint64_t parked_until = 0;
+  {
+    std::lock_guard lock(timers_mutex_);
+    if (!timers_.insert(entry)) return false;
+    timers_pending_.store(timers_.size(), std::memory_order_release);
+    parked_until = driver_.parked_deadline();
+  }
+  // The worker in the driver sleeps past this deadline: wake it to re-arm.
+  if (parked_until != 0 && deadline_ns < parked_until) driver_.unpark();
+  return true;
+}
+
+void scheduler::timer_cancel(timer_entry& entry) noexcept {
+  waker dropped;
+  {
+    std::lock_guard lock(timers_mutex_);
+    if (!entry.linked) return;  // fired: its waker is gone already
+    timers_.remove(entry);
+    timers_pending_.store(timers_.size(), std::memory_order_release);
+    dropped = static_cast<waker&&>(entry.to_wake);
+  }
+}
+
+// --- block_on -----------------------------------------------------------------
+
+void scheduler::wait_blocking(task_header& task) {
+  if (current_thread_) {
+    std::unique_lock lock(block_on_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      throw runtime_misuse(
+          "lanes: block_on on a current-thread runtime that another thread is already driving: "
+          "spawn the task instead, or use a multi-thread runtime");
+    }
+    run_worker(*workers_[0], &task);
+    return;
+  }
+  auto& state = task.state();
+  state.fetch_or(task_state::blocking_joiner, std::memory_order_acq_rel);
+  for (;;) {
+    const std::uint64_t s = state.load(std::memory_order_acquire);
+    if ((s & task_state::complete) != 0) return;
+    state.wait(s, std::memory_order_acquire);
+  }
+}
+
+// --- the live list and errors ---------------------------------------------------
+
+void scheduler::link_live(task_header& task) noexcept {
+  std::lock_guard lock(live_mutex_);
+  task.live_prev = nullptr;
+  task.live_next = live_head_;
+  if (live_head_ != nullptr) live_head_->live_prev = &task;
+  live_head_ = &task;
+}
+
+void scheduler::unlink_live(task_header& task) noexcept {
+  std::lock_guard lock(live_mutex_);
+  if (task.live_prev != nullptr) {
+    task.live_prev->live_next = task.live_next;
+  } else if (live_head_ == &task) {
+    live_head_ = task.live_next;
+  }
+  if (task.live_next != nullptr) task.live_next->live_prev = task.live_prev;
+  task.live_prev = task.live_next = nullptr;
+}
+
+void scheduler::report_unhandled(std::exception_ptr error, const task_header& task) noexcept {
+  unhandled_.fetch_add(1, std::memory_order_relaxed);
+  const task_info info{task.name(), task.spawned_at()};
+  if (handler_) {
+    try {
+      handler_(error, info);
+      return;
+    } catch (...) {
+      std::fputs("lanes: the unhandled-exception handler itself threw; reporting to stderr\n", stderr);
+    }
+  }
+  print_unhandled(error, info);
+}
+
+runtime_metrics scheduler::metrics() const {
+  runtime_metrics m;
+  m.workers = worker_count();
+  for (const auto& w : workers_) {
+    worker_metrics wm;
+    wm.polls = w->polls.load(std::memory_order_relaxed);
+    wm.steals = w->steals.load(std::memory_order_relaxed);
+    wm.parks = w->parks.load(std::memory_order_relaxed);
+    wm.busy_ns = w->busy_ns.load(std::memory_order_relaxed);
+    wm.longest_poll_ns = w->longest_poll_ns.load(std::memory_order_relaxed);
+    wm.local_queue_depth = w->queue.size();
+    m.per_worker.push_back(wm);
+  }
+  m.global_queue_depth = inject_.size();
+  m.tasks_alive = tasks_alive_.load(std::memory_order_relaxed);
+  m.tasks_spawned = tasks_spawned_.load(std::memory_order_relaxed);
+  m.timers_pending = timers_pending_.load(std::memory_order_relaxed);
+  m.unhandled_exceptions = unhandled_.load(std::memory_order_relaxed);
+  return m;
+}
+
+}  // namespace lanes::detail

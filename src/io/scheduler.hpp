@@ -1,0 +1,135 @@
+// scheduler: the io lane's workers and their run loop, shared by both
+// runtime flavors (current-thread is one worker whose loop runs inside
+// block_on instead of on its own thread).
+//
+// A worker's loop, per tick:
+//   - every 61 ticks: maintenance (fire due timers if nobody sleeps in the
+//     driver), so timers keep firing on a runtime that never goes idle;
+//   - every 31 ticks the global queue is checked first, so tasks injected
+//     from outside cannot be starved by a local queue that never empties
+//     (both intervals are Tokio's, chosen there as primes so the two rarely
+//     coincide);
+//   - otherwise: local queue, then global queue, then steal (as one of at
+//     most half the workers searching), then park.
+// After each task the worker runs the task that the previous one woke (the
+// LIFO slot) — at most 3 in a row, Tokio's cap against two tasks
+// ping-ponging forever while the queue starves. The LIFO slot is an atomic
+// pointer, so an idle worker can steal it (still an open issue in Tokio).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <lanes/io/metrics.hpp>
+#include <lanes/io/runtime.hpp>
+
+#include "io/driver.hpp"
+#include "io/idle.hpp"
+#include "io/inject_queue.hpp"
+#include "io/local_queue.hpp"
+#include "io/parker.hpp"
+#include "io/timer_wheel.hpp"
+
+namespace lanes::detail {
+
+struct worker {
+  unsigned index = 0;
+  local_queue queue;
+  std::atomic<task_header*> lifo{nullptr};
+  parker park;
+  std::thread thread;
+
+  // Counters: written by this worker only, read by metrics snapshots.
+  std::atomic<std::uint64_t> polls{0};
+  std::atomic<std::uint64_t> steals{0};
+  std::atomic<std::uint64_t> parks{0};
+  std::atomic<std::uint64_t> busy_ns{0};
+  std::atomic<std::uint64_t> longest_poll_ns{0};
+
+  // Owned by the worker's thread.
+  std::uint32_t tick = 0;
+  bool searching = false;
+  std::minstd_rand rng;
+  std::vector<waker> due_timers;
+};
+
+class scheduler {
+ public:
+  scheduler(unsigned workers, bool current_thread, std::string thread_name, unhandled_exception_handler handler);
+  ~scheduler();
+  scheduler(const scheduler&) = delete;
+  scheduler& operator=(const scheduler&) = delete;
+
+  void start_threads();  // multi-thread flavor
+  // Stops the workers, cancels every task still alive, frees them.
+  void shutdown() noexcept;
+
+  // Puts a task whose state just became SCHEDULED into a run queue.
+  void schedule(task_header& task, bool yielded) noexcept;
+  void spawn(task_header& task) noexcept;
+  void wait_blocking(task_header& task);
+
+  bool timer_register(timer_entry& entry, std::uint64_t deadline_ns);
+  void timer_cancel(timer_entry& entry) noexcept;
+
+  void report_unhandled(std::exception_ptr error, const task_header& task) noexcept;
+  runtime_metrics metrics() const;
+  unsigned worker_count() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  bool is_current_thread() const noexcept { return current_thread_; }
+  // Failed tasks whose join_handle has not yet taken or dropped the result
+  // (guarded by the error registry's mutex, see error_registry.hpp).
+  task_header*& unobserved_errors() noexcept { return unobserved_head_; }
+
+ private:
+  void run_worker(worker& w, task_header* until);
+  task_header* next_task(worker& w) noexcept;
+  task_header* search(worker& w) noexcept;
+  void run(worker& w, task_header* task) noexcept;
+  void run_one(worker& w, task_header* task) noexcept;
+  void complete(task_header& task, bool remove_from_live) noexcept;
+  void park(worker& w, task_header* until);
+  void sleep(worker& w, bool& held_driver);
+  bool fire_timers(worker* w);
+  void maintenance(worker& w);
+  void notify_parked() noexcept;
+  void unpark(unsigned worker_index) noexcept;
+  bool any_work() const noexcept;
+  bool stop_requested(task_header* until) const noexcept;
+  std::uint64_t tick_of(std::uint64_t ns) const noexcept;
+  std::uint64_t ns_of(std::uint64_t tick) const noexcept;
+  void link_live(task_header& task) noexcept;
+  void unlink_live(task_header& task) noexcept;
+
+  const bool current_thread_;
+  const std::string thread_name_;
+  unhandled_exception_handler handler_;
+  std::vector<std::unique_ptr<worker>> workers_;
+  inject_queue inject_;
+  idle idle_;
+  driver driver_;
+  std::atomic<bool> driver_parked_{false};
+
+  mutable std::mutex timers_mutex_;
+  timer_wheel timers_;
+  std::atomic<std::size_t> timers_pending_{0};
+  const std::uint64_t epoch_ns_;
+  task_header* unobserved_head_ = nullptr;
+
+  std::mutex live_mutex_;
+  task_header* live_head_ = nullptr;
+  std::atomic<std::uint64_t> tasks_alive_{0};
+  std::atomic<std::uint64_t> tasks_spawned_{0};
+  std::atomic<std::uint64_t> unhandled_{0};
+
+  std::atomic<bool> shutdown_{false};
+  std::atomic<bool> closed_{false};  // after shutdown: nothing is queued any more
+  std::mutex block_on_mutex_;        // current-thread: one block_on at a time
+};
+
+}  // namespace lanes::detail

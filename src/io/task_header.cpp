@@ -1,0 +1,97 @@
+// The task state machine's transitions that are not the worker's own
+// (see the protocol in include/lanes/io/detail/task_header.hpp).
+#include <lanes/io/detail/task_header.hpp>
+
+#include "io/scheduler.hpp"
+
+namespace lanes::detail {
+
+void task_header::unref() noexcept {
+  const auto before = state_.fetch_sub(task_state::ref_one, std::memory_order_acq_rel);
+  if ((before & ~task_state::flag_mask) == task_state::ref_one) delete this;
+}
+
+waker& waker::operator=(waker&& other) noexcept {
+  if (this != &other) {
+    if (task_ != nullptr) task_->unref();
+    task_ = other.task_;
+    other.task_ = nullptr;
+  }
+  return *this;
+}
+
+waker::~waker() {
+  if (task_ != nullptr) task_->unref();
+}
+
+void waker::wake() && noexcept {
+  task_header* task = task_;
+  if (task == nullptr) return;
+  task_ = nullptr;
+  auto& state = task->state();
+  std::uint64_t s = state.load(std::memory_order_acquire);
+  for (;;) {
+    if ((s & (task_state::complete | task_state::scheduled)) != 0) break;  // nothing to do
+    if ((s & task_state::running) != 0) {
+      // Running: the worker reschedules it when this poll ends.
+      if (state.compare_exchange_weak(s, s | task_state::notified, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+        break;
+      }
+      continue;
+    }
+    if (state.compare_exchange_weak(s, s | task_state::scheduled, std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+      task->owner()->schedule(*task, false);  // our reference becomes the queue's
+      return;
+    }
+  }
+  task->unref();
+}
+
+void task_header::abort() noexcept {
+  std::uint64_t s = state_.load(std::memory_order_acquire);
+  for (;;) {
+    if ((s & (task_state::complete | task_state::cancelled)) != 0) return;
+    if ((s & (task_state::running | task_state::scheduled)) != 0) {
+      // Whoever runs or pops it next sees CANCELLED and destroys the frame.
+      if (state_.compare_exchange_weak(s, s | task_state::cancelled, std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+        return;
+      }
+      continue;
+    }
+    // Waiting on something: schedule it so that a worker destroys the frame.
+    if (state_.compare_exchange_weak(s, s | task_state::cancelled | task_state::scheduled, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      ref();  // the queue's reference
+      owner_->schedule(*this, true);
+      return;
+    }
+  }
+}
+
+bool task_header::register_joiner(waker& w) noexcept {
+  joiner_ = static_cast<waker&&>(w);  // published by the CAS below
+  std::uint64_t s = state_.load(std::memory_order_acquire);
+  for (;;) {
+    if ((s & task_state::complete) != 0) {
+      w = static_cast<waker&&>(joiner_);  // completion never looked at it: take it back
+      return false;
+    }
+    if (state_.compare_exchange_weak(s, s | task_state::join_waker, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+      return true;
+    }
+  }
+}
+
+void task_header::unregister_joiner() noexcept {
+  const auto before = state_.fetch_and(~task_state::join_waker, std::memory_order_acq_rel);
+  // If COMPLETE came first, completion owns the waker (and has woken it).
+  if ((before & task_state::join_waker) != 0 && (before & task_state::complete) == 0) {
+    waker dropped = static_cast<waker&&>(joiner_);
+  }
+}
+
+}  // namespace lanes::detail

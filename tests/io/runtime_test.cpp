@@ -1,0 +1,253 @@
+// The io runtime: spawn and join, abort, detached failures, block_on rules,
+// yield and the cooperative budget, thread names, shutdown.
+#include <lanes/io/runtime.hpp>
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/yield.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+runtime multi(unsigned workers = 2) { return runtime::multi_thread().worker_threads(workers).build(); }
+
+task<int> value(int v) { co_return v; }
+task<int> boom(std::string message) {
+  throw std::runtime_error(message);
+  co_return 0;
+}
+
+task<int> spawn_and_join(int n) {
+  std::vector<join_handle<int>> handles;
+  for (int i = 0; i < n; ++i) handles.push_back(spawn(value(i)));
+  int sum = 0;
+  for (auto& h : handles) sum += co_await h;
+  co_return sum;
+}
+
+class BothFlavors : public ::testing::TestWithParam<bool> {
+ protected:
+  runtime make() const { return GetParam() ? multi(3) : runtime::current_thread().build(); }
+};
+
+TEST_P(BothFlavors, SpawnAndJoin) {
+  auto rt = make();
+  EXPECT_EQ(rt.block_on(spawn_and_join(1000)), 999 * 1000 / 2);
+}
+
+TEST_P(BothFlavors, JoinRethrowsTheTaskException) {
+  auto rt = make();
+  auto test = []() -> task<std::string> {
+    try {
+      co_await spawn(boom("bad request"));
+    } catch (const std::runtime_error& e) {
+      co_return e.what();
+    }
+    co_return "no exception";
+  };
+  EXPECT_EQ(rt.block_on(test()), "bad request");
+  EXPECT_EQ(rt.metrics().unhandled_exceptions, 0U);
+}
+
+TEST_P(BothFlavors, AbortCancelsAWaitingTask) {
+  auto rt = make();
+  auto test = []() -> task<bool> {
+    auto h = spawn([]() -> task<int> {
+      co_await sleep(1h);
+      co_return 1;
+    }());
+    co_await sleep(1ms);
+    h.abort();
+    try {
+      co_await h;
+    } catch (const task_cancelled&) {
+      co_return true;
+    }
+    co_return false;
+  };
+  EXPECT_TRUE(rt.block_on(test()));
+  EXPECT_EQ(rt.metrics().timers_pending, 0U);  // the cancelled sleep left the wheel
+}
+
+TEST_P(BothFlavors, AbortAfterCompletionKeepsTheResult) {
+  auto rt = make();
+  auto test = []() -> task<int> {
+    auto h = spawn(value(5));
+    while (!h.is_finished()) co_await yield_now();
+    h.abort();
+    co_return co_await h;
+  };
+  EXPECT_EQ(rt.block_on(test()), 5);
+}
+
+TEST_P(BothFlavors, DetachedFailureGoesToTheHandler) {
+  std::atomic<int> reported{0};
+  std::string where;
+  auto builder = GetParam() ? runtime::multi_thread().worker_threads(2) : runtime::current_thread();
+  auto rt = builder
+                .on_unhandled_exception([&](std::exception_ptr e, const task_info& info) {
+                  try {
+                    std::rethrow_exception(e);
+                  } catch (const std::runtime_error& err) {
+                    EXPECT_STREQ(err.what(), "detached boom");
+                  }
+                  EXPECT_STREQ(info.name, "doomed");
+                  where = info.spawned_at.file_name();
+                  reported.fetch_add(1);
+                })
+                .build();
+  rt.block_on([]() -> task<void> {
+    { auto dropped = spawn(boom("detached boom"), "doomed"); }
+    co_await sleep(5ms);
+  }());
+  for (int i = 0; i < 1000 && reported.load() == 0; ++i) std::this_thread::sleep_for(1ms);
+  EXPECT_EQ(reported.load(), 1);
+  EXPECT_NE(where.find("runtime_test.cpp"), std::string::npos);
+  EXPECT_EQ(rt.metrics().unhandled_exceptions, 1U);
+}
+
+TEST_P(BothFlavors, HandleDroppedAfterFailureReportsOnce) {
+  std::atomic<int> reported{0};
+  auto builder = GetParam() ? runtime::multi_thread().worker_threads(2) : runtime::current_thread();
+  auto rt = builder.on_unhandled_exception([&](std::exception_ptr, const task_info&) { reported.fetch_add(1); })
+                .build();
+  rt.block_on([]() -> task<void> {
+    auto h = spawn(boom("late"));
+    while (!h.is_finished()) co_await yield_now();
+  }());  // h dropped here, after the task failed
+  EXPECT_EQ(reported.load(), 1);
+}
+
+TEST_P(BothFlavors, YieldLetsOthersRun) {
+  auto rt = make();
+  auto test = []() -> task<int> {
+    std::atomic<int> progress{0};
+    auto other = spawn([](std::atomic<int>& p) -> task<void> {
+      p.store(1);
+      co_return;
+    }(progress));
+    for (int i = 0; i < 1000 && progress.load() == 0; ++i) co_await yield_now();
+    co_await other;
+    co_return progress.load();
+  };
+  EXPECT_EQ(rt.block_on(test()), 1);
+}
+
+TEST(Runtime, CoopBudgetForcesAYield) {
+  // A task that awaits already-finished handles in a loop never suspends by
+  // itself; the budget (128) makes it yield so its neighbour runs.
+  auto rt = runtime::current_thread().build();
+  auto test = []() -> task<int> {
+    std::atomic<bool> neighbour_ran{false};
+    std::vector<join_handle<int>> ready;
+    for (int i = 0; i < 400; ++i) ready.push_back(spawn(value(i)));
+    co_await sleep(1ms);  // all 400 finish
+    auto neighbour = spawn([](std::atomic<bool>& flag) -> task<void> {
+      flag.store(true);
+      co_return;
+    }(neighbour_ran));
+    int awaited = 0;
+    for (auto& h : ready) {
+      co_await h;
+      ++awaited;
+      if (neighbour_ran.load()) break;
+    }
+    co_await neighbour;
+    co_return awaited;
+  };
+  const int awaited = rt.block_on(test());
+  EXPECT_LE(awaited, 129);  // the neighbour ran within one budget
+  EXPECT_GE(awaited, 100);
+}
+
+TEST(Runtime, BlockOnFromAWorkerIsAnError) {
+  auto rt = multi(2);
+  auto test = [](runtime& r) -> task<bool> {
+    try {
+      r.block_on(value(1));
+    } catch (const runtime_misuse& e) {
+      co_return std::string(e.what()).find("use co_await") != std::string::npos;
+    }
+    co_return false;
+  };
+  EXPECT_TRUE(rt.block_on(test(rt)));
+}
+
+TEST(Runtime, SpawnOutsideARuntimeIsAnError) { EXPECT_THROW(spawn(value(1)), runtime_misuse); }
+
+TEST(Runtime, ZeroWorkersIsAConfigError) {
+  EXPECT_THROW(runtime::multi_thread().worker_threads(0), config_error);
+  EXPECT_THROW(runtime::multi_thread().thread_name(""), config_error);
+}
+
+TEST(Runtime, DefaultWorkersComeFromTheBudget) {
+  const auto b = budget_builder().ignore_environment().cpus(1).allow_oversubscribe().io_threads(3).build();
+  auto rt = runtime::multi_thread().budget(b).build();
+  EXPECT_EQ(rt.worker_count(), 3U);
+}
+
+TEST(Runtime, WorkerThreadsAreNamed) {
+  auto rt = runtime::multi_thread().worker_threads(2).thread_name("svc-io").build();
+  auto name = rt.block_on([]() -> task<std::string> {
+    char buffer[32] = {};
+    pthread_getname_np(pthread_self(), buffer, sizeof buffer);
+    co_return buffer;
+  }());
+  EXPECT_TRUE(name == "svc-io-0" || name == "svc-io-1") << name;
+}
+
+struct destructor_counter {
+  std::atomic<int>* count;
+  explicit destructor_counter(std::atomic<int>* c) : count(c) {}
+  destructor_counter(destructor_counter&& other) noexcept : count(std::exchange(other.count, nullptr)) {}
+  ~destructor_counter() {
+    if (count != nullptr) count->fetch_add(1);
+  }
+};
+
+TEST(Runtime, ShutdownCancelsPendingTasksAndRunsTheirDestructors) {
+  std::atomic<int> destroyed{0};
+  std::vector<join_handle<void>> handles;
+  {
+    auto rt = multi(2);
+    for (int i = 0; i < 100; ++i) {
+      handles.push_back(rt.spawn([](destructor_counter guard) -> task<void> {
+        co_await sleep(1h);
+        (void)guard;
+      }(destructor_counter(&destroyed))));
+    }
+    rt.block_on([]() -> task<void> { co_await sleep(2ms); }());
+    EXPECT_EQ(rt.metrics().tasks_alive, 100U);
+  }
+  EXPECT_EQ(destroyed.load(), 100);
+  for (auto& h : handles) EXPECT_TRUE(h.is_finished());
+}
+
+TEST(Runtime, MetricsCountWork) {
+  auto rt = multi(2);
+  rt.block_on(spawn_and_join(500));
+  const auto m = rt.metrics();
+  EXPECT_EQ(m.workers, 2U);
+  ASSERT_EQ(m.per_worker.size(), 2U);
+  std::uint64_t polls = 0;
+  for (const auto& w : m.per_worker) polls += w.polls;
+  EXPECT_GE(polls, 501U);
+  EXPECT_GE(m.tasks_spawned, 501U);
+  EXPECT_EQ(m.tasks_alive, 0U);
+}
+
+INSTANTIATE_TEST_SUITE_P(Io, BothFlavors, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "MultiThread" : "CurrentThread"; });
+
+}  // namespace
+}  // namespace lanes
