@@ -149,7 +149,9 @@ void scheduler::spawn(task_header& task) noexcept {
 void scheduler::schedule(task_header& task, bool yielded) noexcept {
   worker* w = tls_worker;
   if (w != nullptr && tls_scheduler == this && !closed_.load(std::memory_order_relaxed)) {
-    if (yielded) {
+    // The LIFO slot is for a task woken by the running task; wakes from the
+    // driver or maintenance (timers, in deadline order) keep their order.
+    if (yielded || tls_task == nullptr) {
       w->queue.push_back(&task, inject_);
     } else {
       // Woken by the running task: run it next, on this warm cache.
@@ -319,6 +321,7 @@ void scheduler::complete(task_header& task, bool remove_from_live) noexcept {
   // A failure is listed before COMPLETE is published, so that a join_handle
   // dropped from now on finds it listed (see error_registry.hpp).
   if (task.error()) list_unobserved_error(task, *this);
+  tasks_alive_.fetch_sub(1, std::memory_order_relaxed);  // before COMPLETE: a joiner then sees it counted
   auto& state = task.state();
   std::uint64_t s = state.load(std::memory_order_acquire);
   while (!state.compare_exchange_weak(
@@ -328,7 +331,6 @@ void scheduler::complete(task_header& task, bool remove_from_live) noexcept {
   if ((s & task_state::join_waker) != 0) task.take_joiner().wake();
   if ((s & task_state::blocking_joiner) != 0) state.notify_all();
   if ((s & task_state::join_interest) == 0) task.report_unobserved_error();
-  tasks_alive_.fetch_sub(1, std::memory_order_relaxed);
   task.unref();  // the running reference
   task.unref();  // the live list's
 }

@@ -48,7 +48,7 @@ template <class T>
 class spawned_task final : public task_header {
  public:
   spawned_task(scheduler* owner, std::coroutine_handle<task_promise<T>> frame, const char* name,
-               std::source_location where) noexcept
+               lanes::source_location where) noexcept
       : task_header(owner, frame, name, where), frame_(frame) {}
 
   T get_result() {
@@ -77,7 +77,7 @@ class spawned_task final : public task_header {
 }  // namespace detail
 
 template <class T>
-class [[nodiscard]] join_handle {
+class join_handle {
  public:
   join_handle() noexcept = default;
   explicit join_handle(detail::spawned_task<T>* task) noexcept : task_(task) {}

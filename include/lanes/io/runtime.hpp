@@ -15,7 +15,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <source_location>
+#include <lanes/source_location.hpp>
 #include <string>
 
 #include <lanes/budget.hpp>
@@ -29,7 +29,7 @@ namespace lanes {
 // Where a task came from, for error reports and the stall detector.
 struct task_info {
   const char* name = nullptr;  // as given to spawn, or nullptr
-  std::source_location spawned_at;
+  lanes::source_location spawned_at;
 };
 
 // Receives the exception of a detached task that failed.
@@ -76,14 +76,14 @@ class runtime {
   // Starts `t` on this runtime; callable from any thread.
   template <class T>
   join_handle<T> spawn(task<T> t, const char* name = nullptr,
-                       std::source_location where = std::source_location::current()) {
+                       lanes::source_location where = lanes::source_location::current()) {
     return spawn_on(*scheduler_, std::move(t), name, where);
   }
 
   // Runs `t` to completion and returns its result (or rethrows). Call it from
   // a thread that is not an io worker; from inside a task, co_await instead.
   template <class T>
-  T block_on(task<T> t, std::source_location where = std::source_location::current()) {
+  T block_on(task<T> t, lanes::source_location where = lanes::source_location::current()) {
     check_block_on_allowed();
     auto handle = spawn_on(*scheduler_, std::move(t), "block_on", where);
     detail::wait_blocking(*scheduler_, *handle.header());
@@ -94,7 +94,7 @@ class runtime {
   runtime_metrics metrics() const;
 
   template <class T>
-  static join_handle<T> spawn_on(detail::scheduler& s, task<T> t, const char* name, std::source_location where) {
+  static join_handle<T> spawn_on(detail::scheduler& s, task<T> t, const char* name, lanes::source_location where) {
     if (!t.valid()) throw runtime_misuse("lanes: spawn of an empty task (moved from or released)");
     auto* header = new detail::spawned_task<T>(&s, t.release(), name, where);
     detail::schedule_spawned(s, *header);
@@ -112,7 +112,7 @@ class runtime {
 // runtime_misuse error: use runtime::spawn.
 template <class T>
 join_handle<T> spawn(task<T> t, const char* name = nullptr,
-                     std::source_location where = std::source_location::current()) {
+                     lanes::source_location where = lanes::source_location::current()) {
   detail::scheduler* s = detail::current_scheduler();
   if (s == nullptr) throw runtime_misuse("lanes::spawn called outside an io runtime: use runtime::spawn");
   return runtime::spawn_on(*s, std::move(t), name, where);

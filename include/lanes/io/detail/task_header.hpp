@@ -25,7 +25,7 @@
 #include <coroutine>
 #include <cstdint>
 #include <exception>
-#include <source_location>
+#include <lanes/source_location.hpp>
 
 namespace lanes::detail {
 
@@ -67,7 +67,7 @@ class waker {
 
 class task_header {
  public:
-  task_header(scheduler* owner, std::coroutine_handle<> root, const char* name, std::source_location where) noexcept
+  task_header(scheduler* owner, std::coroutine_handle<> root, const char* name, lanes::source_location where) noexcept
       : root_(root), resume_point_(root), owner_(owner), name_(name), spawned_at_(where) {}
   task_header(const task_header&) = delete;
   task_header& operator=(const task_header&) = delete;
@@ -105,7 +105,7 @@ class task_header {
   void mark_error_observed() noexcept;
 
   const char* name() const noexcept { return name_; }
-  const std::source_location& spawned_at() const noexcept { return spawned_at_; }
+  const lanes::source_location& spawned_at() const noexcept { return spawned_at_; }
 
   // --- the scheduler's side (src/io) ---
   std::atomic<std::uint64_t>& state() noexcept { return state_; }
@@ -157,7 +157,7 @@ class task_header {
   waker joiner_;  // written by the joiner before JOIN_WAKER is set; read by completion after
   bool cancelled_result_ = false;
   const char* name_;
-  std::source_location spawned_at_;
+  lanes::source_location spawned_at_;
 };
 
 }  // namespace lanes::detail
