@@ -272,8 +272,13 @@ void scheduler::run(worker& w, task_header* task) noexcept {
 void scheduler::run_one(worker& w, task_header* task) noexcept {
   auto& state = task->state();
   std::uint64_t s = state.load(std::memory_order_acquire);
-  while (!state.compare_exchange_weak(s, (s & ~task_state::scheduled) | task_state::running,
-                                      std::memory_order_acq_rel, std::memory_order_acquire)) {
+  // To RUNNING, and a new suspension generation: wakers made for the last
+  // suspension are now stale.
+  const auto resumed = [](std::uint64_t v) {
+    const auto generation = (v + task_state::generation_one) & task_state::generation_mask;
+    return (v & ~(task_state::scheduled | task_state::generation_mask)) | task_state::running | generation;
+  };
+  while (!state.compare_exchange_weak(s, resumed(s), std::memory_order_acq_rel, std::memory_order_acquire)) {
   }
   if ((s & task_state::cancelled) != 0) {
     task->cancel_frame();

@@ -15,6 +15,7 @@ waker& waker::operator=(waker&& other) noexcept {
   if (this != &other) {
     if (task_ != nullptr) task_->unref();
     task_ = other.task_;
+    generation_ = other.generation_;
     other.task_ = nullptr;
   }
   return *this;
@@ -32,6 +33,7 @@ void waker::wake() && noexcept {
   std::uint64_t s = state.load(std::memory_order_acquire);
   for (;;) {
     if ((s & (task_state::complete | task_state::scheduled)) != 0) break;  // nothing to do
+    if ((s & task_state::generation_mask) != generation_) break;            // a stale wake: ignore
     if ((s & task_state::running) != 0) {
       // Running: the worker reschedules it when this poll ends.
       if (state.compare_exchange_weak(s, s | task_state::notified, std::memory_order_acq_rel,

@@ -40,8 +40,16 @@ inline constexpr std::uint64_t cancelled = 1U << 4;
 inline constexpr std::uint64_t join_interest = 1U << 5;  // a join_handle exists
 inline constexpr std::uint64_t join_waker = 1U << 6;     // the joiner's waker is stored
 inline constexpr std::uint64_t blocking_joiner = 1U << 7;  // a thread waits in block_on: notify the state word
-inline constexpr std::uint64_t ref_one = 1U << 16;
-inline constexpr std::uint64_t flag_mask = ref_one - 1;
+// Bits 8..31: the suspension generation. It advances each time the task is
+// resumed; a waker carries the generation of the suspension it was made
+// for, and a wake with an older generation is ignored. So a task may wait on
+// several things at once (a race, a timeout) and the losers' late wake-ups
+// can never resume it at a later, unrelated suspension point. 24 bits: a
+// stale waker would have to be held across 16 million resumptions.
+inline constexpr std::uint64_t generation_one = std::uint64_t{1} << 8;
+inline constexpr std::uint64_t generation_mask = ((std::uint64_t{1} << 24) - 1) << 8;
+inline constexpr std::uint64_t ref_one = std::uint64_t{1} << 32;
+inline constexpr std::uint64_t flag_mask = ref_one - 1;  // flags and generation
 }  // namespace task_state
 
 class task_header;
@@ -50,8 +58,9 @@ class task_header;
 class waker {
  public:
   waker() noexcept = default;
-  explicit waker(task_header* task) noexcept : task_(task) {}  // adopts a reference
-  waker(waker&& other) noexcept : task_(other.task_) { other.task_ = nullptr; }
+  // Adopts a reference; wakes only the suspension of `generation`.
+  waker(task_header* task, std::uint64_t generation) noexcept : task_(task), generation_(generation) {}
+  waker(waker&& other) noexcept : task_(other.task_), generation_(other.generation_) { other.task_ = nullptr; }
   waker& operator=(waker&& other) noexcept;
   waker(const waker&) = delete;
   waker& operator=(const waker&) = delete;
@@ -63,6 +72,7 @@ class waker {
 
  private:
   task_header* task_ = nullptr;
+  std::uint64_t generation_ = 0;
 };
 
 class task_header {
@@ -75,9 +85,10 @@ class task_header {
   // --- references ---
   void ref() noexcept { state_.fetch_add(task_state::ref_one, std::memory_order_relaxed); }
   void unref() noexcept;
+  // Only the thread running the task calls this, so the generation is stable.
   waker make_waker() noexcept {
-    ref();
-    return waker(this);
+    const auto before = state_.fetch_add(task_state::ref_one, std::memory_order_relaxed);
+    return waker(this, before & task_state::generation_mask);
   }
 
   // --- what the awaitables use ---

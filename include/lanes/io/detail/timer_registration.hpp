@@ -1,0 +1,42 @@
+// timer_registration: one timer armed for the running task. It lives in the
+// awaiter (no allocation), and disarms itself when destroyed, so a task
+// cancelled while it waits leaves nothing behind in the wheel.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/detail/timer_entry.hpp>
+
+namespace lanes::detail {
+
+class timer_registration {
+ public:
+  timer_registration() noexcept = default;
+  timer_registration(const timer_registration&) = delete;
+  timer_registration& operator=(const timer_registration&) = delete;
+  ~timer_registration() { disarm(); }
+
+  // Arms a timer that wakes `self` (the running task) at `deadline`. A
+  // deadline already past wakes it at once (it yields once).
+  void arm(task_header& self, std::chrono::steady_clock::time_point deadline) {
+    entry_.to_wake = self.make_waker();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+    if (timer_register(*self.owner(), entry_, ns < 0 ? 0 : static_cast<std::uint64_t>(ns))) {
+      owner_ = self.owner();
+    } else {
+      static_cast<waker&&>(entry_.to_wake).wake();
+    }
+  }
+  void disarm() noexcept {
+    if (owner_ != nullptr) timer_cancel(*owner_, entry_);
+    owner_ = nullptr;
+  }
+
+ private:
+  scheduler* owner_ = nullptr;  // set while armed
+  timer_entry entry_;
+};
+
+}  // namespace lanes::detail

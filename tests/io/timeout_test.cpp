@@ -1,0 +1,148 @@
+// timeout() and interval: results, time-outs that cancel the operation
+// completely, and stale wake-ups of the losing side being ignored.
+#include <lanes/io/timeout.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+
+#include <lanes/io/interval.hpp>
+#include <lanes/io/runtime.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+class TimeoutBothFlavors : public ::testing::TestWithParam<bool> {
+ protected:
+  runtime make() const {
+    return GetParam() ? runtime::multi_thread().worker_threads(2).build() : runtime::current_thread().build();
+  }
+};
+
+task<int> after(std::chrono::microseconds d, int v) {
+  co_await sleep(d);
+  co_return v;
+}
+
+TEST_P(TimeoutBothFlavors, FinishesInTime) {
+  auto rt = make();
+  auto r = rt.block_on(timeout(1s, after(100us, 7)));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(*r, 7);
+}
+
+struct guard {
+  std::atomic<int>* destroyed;
+  explicit guard(std::atomic<int>* d) : destroyed(d) {}
+  guard(guard&& o) noexcept : destroyed(std::exchange(o.destroyed, nullptr)) {}
+  ~guard() {
+    if (destroyed != nullptr) destroyed->fetch_add(1);
+  }
+};
+
+TEST_P(TimeoutBothFlavors, TimesOutAndTheOperationIsGoneBeforeItReturns) {
+  auto rt = make();
+  std::atomic<int> destroyed{0};
+  const bool all_gone = rt.block_on([](std::atomic<int>& destroyed) -> task<bool> {
+    auto r = co_await timeout(2ms, [](guard g) -> task<int> {
+      co_await sleep(1h);
+      (void)g;
+      co_return 1;
+    }(guard(&destroyed)));
+    EXPECT_FALSE(r.has_value());
+    EXPECT_THROW(r.value(), bad_result_access);
+    co_return destroyed.load() == 1;  // the inner frame is destroyed already
+  }(destroyed));
+  EXPECT_TRUE(all_gone);
+  EXPECT_EQ(rt.metrics().timers_pending, 0U);
+  EXPECT_EQ(rt.metrics().tasks_alive, 0U);
+}
+
+TEST_P(TimeoutBothFlavors, PropagatesTheOperationsException) {
+  auto rt = make();
+  auto failing = []() -> task<int> {
+    throw std::invalid_argument("bad input");
+    co_return 0;
+  };
+  EXPECT_THROW((void)rt.block_on(timeout(1s, failing())), std::invalid_argument);
+}
+
+TEST_P(TimeoutBothFlavors, WrapsAnyAwaitable) {
+  auto rt = make();
+  auto r = rt.block_on([]() -> task<bool> {
+    auto slept = co_await timeout(1ms, sleep(1h));
+    auto quick = co_await timeout(1s, sleep(10us));
+    co_return !slept.has_value() && quick.has_value();
+  }());
+  EXPECT_TRUE(r);
+}
+
+TEST_P(TimeoutBothFlavors, StaleWakeupsOfTheLoserAreIgnored) {
+  // Deadlines equal to the operation's duration make both sides fire
+  // together, over and over. Afterwards the task sleeps: a stale wake from
+  // a lost race would cut that sleep short.
+  auto rt = make();
+  const bool ok = rt.block_on([]() -> task<bool> {
+    for (int i = 0; i < 300; ++i) {
+      const auto d = std::chrono::microseconds(20 + i % 40);
+      auto r = co_await timeout(d, after(d, i));
+      if (r.has_value() && *r != i) co_return false;
+      const auto start = clock::now();
+      co_await sleep(200us);
+      if (clock::now() - start < 200us) co_return false;
+    }
+    co_return true;
+  }());
+  EXPECT_TRUE(ok);
+}
+
+INSTANTIATE_TEST_SUITE_P(Io, TimeoutBothFlavors, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "MultiThread" : "CurrentThread"; });
+
+TEST(Interval, BurstCatchesUpBackToBack) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now() - 35ms;
+    interval iv(10ms, missed_tick::burst, start);
+    EXPECT_EQ(co_await iv.tick(), start);
+    EXPECT_EQ(co_await iv.tick(), start + 10ms);
+    EXPECT_EQ(co_await iv.tick(), start + 20ms);
+    EXPECT_EQ(co_await iv.tick(), start + 30ms);
+    EXPECT_EQ(co_await iv.tick(), start + 40ms);  // this one waited
+    EXPECT_GE(clock::now(), start + 40ms);
+  }());
+}
+
+TEST(Interval, SkipDropsMissedTicks) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now() - 35ms;
+    interval iv(10ms, missed_tick::skip, start);
+    EXPECT_EQ(co_await iv.tick(), start);
+    EXPECT_EQ(co_await iv.tick(), start + 40ms);
+  }());
+}
+
+TEST(Interval, DelayRestartsFromTheLateTick) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now() - 35ms;
+    interval iv(10ms, missed_tick::delay, start);
+    EXPECT_EQ(co_await iv.tick(), start);
+    const auto after_first = clock::now();
+    const auto second = co_await iv.tick();
+    EXPECT_GE(second, after_first + 10ms - 1ms);
+    EXPECT_GE(clock::now(), second);
+  }());
+}
+
+TEST(Interval, RejectsANonPositivePeriod) {
+  EXPECT_THROW(interval(0ms), config_error);
+  EXPECT_THROW(interval(-1ms), config_error);
+}
+
+}  // namespace
+}  // namespace lanes
