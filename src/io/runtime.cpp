@@ -1,6 +1,7 @@
 // runtime and runtime_builder: the public face of the io scheduler.
 #include <lanes/io/runtime.hpp>
 
+#include "budget/env_values.hpp"
 #include "io/scheduler.hpp"
 
 namespace lanes {
@@ -31,12 +32,40 @@ runtime_builder& runtime_builder::on_unhandled_exception(unhandled_exception_han
   return *this;
 }
 
+runtime_builder& runtime_builder::stall_detector(std::chrono::milliseconds threshold) {
+  if (threshold.count() <= 0) {
+    throw config_error("runtime_builder::stall_detector(" + std::to_string(threshold.count()) +
+                       "ms): the threshold must be at least 1 ms");
+  }
+  stall_threshold_ = threshold;
+  return *this;
+}
+
+runtime_builder& runtime_builder::on_stall(stall_sink sink) {
+  stall_sink_ = std::move(sink);
+  return *this;
+}
+
 runtime runtime_builder::build() const {
-  const bool current = flavor_ == flavor::current_thread;
-  unsigned workers = 1;
-  if (!current) workers = workers_ ? *workers_ : (budget_ ? *budget_ : budget::detect()).io_threads.value;
-  auto s = std::make_unique<detail::scheduler>(workers, current, thread_name_, handler_);
-  if (!current) s->start_threads();
+  detail::scheduler_options options;
+  options.current_thread = flavor_ == flavor::current_thread;
+  if (!options.current_thread) {
+    options.workers = workers_ ? *workers_ : (budget_ ? *budget_ : budget::detect()).io_threads.value;
+  }
+  options.thread_name = thread_name_;
+  options.on_unhandled = handler_;
+  // The builder wins over the environment; a bad LANES_STALL_MS is an error either way.
+  constexpr unsigned max_stall_ms = 3'600'000;
+  const auto env_ms = detail::count_from_env("LANES_STALL_MS", process_environment()("LANES_STALL_MS"), max_stall_ms);
+  if (stall_threshold_) {
+    options.stall_threshold = *stall_threshold_;
+  } else if (env_ms) {
+    options.stall_threshold = std::chrono::milliseconds(*env_ms);
+  }
+  options.on_stall = stall_sink_;
+  const bool start_threads = !options.current_thread;
+  auto s = std::make_unique<detail::scheduler>(std::move(options));
+  if (start_threads) s->start_threads();
   return runtime(std::move(s));
 }
 

@@ -66,19 +66,24 @@ std::uint64_t monotonic_now_ns() noexcept { return monotonic_ns(); }
 
 // --- construction and shutdown ---------------------------------------------
 
-scheduler::scheduler(unsigned workers, bool current_thread, std::string thread_name,
-                     unhandled_exception_handler handler)
-    : current_thread_(current_thread),
-      thread_name_(std::move(thread_name)),
-      handler_(std::move(handler)),
-      idle_(workers),
+scheduler::scheduler(scheduler_options options)
+    : current_thread_(options.current_thread),
+      thread_name_(std::move(options.thread_name)),
+      handler_(std::move(options.on_unhandled)),
+      idle_(options.workers),
       epoch_ns_(monotonic_ns()) {
-  workers_.reserve(workers);
-  for (unsigned i = 0; i < workers; ++i) {
+  workers_.reserve(options.workers);
+  std::vector<const poll_slot*> slots;
+  for (unsigned i = 0; i < options.workers; ++i) {
     auto w = std::make_unique<worker>();
     w->index = i;
     w->rng.seed(i + 1);
+    slots.push_back(&w->current);
     workers_.push_back(std::move(w));
+  }
+  if (options.stall_threshold.count() > 0) {
+    stall_monitor_ = std::make_unique<stall_monitor>(options.stall_threshold, std::move(options.on_stall),
+                                                     std::move(slots), [this] { nudge_timers(); });
   }
 }
 
@@ -95,6 +100,7 @@ void scheduler::start_threads() {
 
 void scheduler::shutdown() noexcept {
   if (shutdown_.exchange(true, std::memory_order_acq_rel)) return;
+  stall_monitor_.reset();
   // 1. Stop the workers: each sees shutdown_ before its next task.
   for (unsigned i = 0; i < workers_.size(); ++i) unpark(i);
   driver_.unpark();
@@ -173,6 +179,13 @@ void scheduler::notify_parked() noexcept {
   // Pairs with the seq_cst operations in idle: see the invariant there.
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (const auto sleeper = idle_.claim_sleeper_for_work()) unpark(*sleeper);
+}
+
+void scheduler::nudge_timers() noexcept {
+  // A worker is stuck in a poll: make sure somebody watches the timers.
+  if (!driver_parked_.load(std::memory_order_acquire) && timers_pending_.load(std::memory_order_acquire) > 0) {
+    notify_parked();
+  }
 }
 
 void scheduler::unpark(unsigned worker_index) noexcept {
@@ -287,10 +300,18 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   }
 
   const std::uint64_t started = monotonic_ns();
+  // Published for the stall detector (see the protocol in stall_monitor.hpp).
+  const auto& where = task->spawned_at();
+  w.current.name.store(task->name(), std::memory_order_relaxed);
+  w.current.file.store(where.file_name(), std::memory_order_relaxed);
+  w.current.function.store(where.function_name(), std::memory_order_relaxed);
+  w.current.line.store(where.line(), std::memory_order_relaxed);
+  w.current.started_ns.store(started, std::memory_order_release);
   tls_task = task;
   task->resume_point().resume();
   tls_task = nullptr;
   const std::uint64_t took = monotonic_ns() - started;
+  w.current.started_ns.store(0, std::memory_order_release);
   w.polls.fetch_add(1, std::memory_order_relaxed);
   w.busy_ns.fetch_add(took, std::memory_order_relaxed);
   store_max(w.longest_poll_ns, took);
@@ -521,6 +542,7 @@ runtime_metrics scheduler::metrics() const {
   m.tasks_spawned = tasks_spawned_.load(std::memory_order_relaxed);
   m.timers_pending = timers_pending_.load(std::memory_order_relaxed);
   m.unhandled_exceptions = unhandled_.load(std::memory_order_relaxed);
+  m.stalls_detected = stall_monitor_ ? stall_monitor_->stalls() : 0;
   return m;
 }
 

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,7 @@
 #include "io/inject_queue.hpp"
 #include "io/local_queue.hpp"
 #include "io/parker.hpp"
+#include "io/stall_monitor.hpp"
 #include "io/timer_wheel.hpp"
 
 namespace lanes::detail {
@@ -51,6 +53,7 @@ struct worker {
   std::atomic<std::uint64_t> parks{0};
   std::atomic<std::uint64_t> busy_ns{0};
   std::atomic<std::uint64_t> longest_poll_ns{0};
+  poll_slot current;  // what it runs now, for the stall detector
 
   // Owned by the worker's thread.
   std::uint32_t tick = 0;
@@ -59,9 +62,18 @@ struct worker {
   std::vector<waker> due_timers;
 };
 
+struct scheduler_options {
+  unsigned workers = 1;
+  bool current_thread = false;
+  std::string thread_name = "lanes-io";
+  unhandled_exception_handler on_unhandled;
+  std::chrono::nanoseconds stall_threshold{0};  // 0: no stall detector
+  stall_sink on_stall;
+};
+
 class scheduler {
  public:
-  scheduler(unsigned workers, bool current_thread, std::string thread_name, unhandled_exception_handler handler);
+  explicit scheduler(scheduler_options options);
   ~scheduler();
   scheduler(const scheduler&) = delete;
   scheduler& operator=(const scheduler&) = delete;
@@ -99,6 +111,7 @@ class scheduler {
   void maintenance(worker& w);
   void notify_parked() noexcept;
   void unpark(unsigned worker_index) noexcept;
+  void nudge_timers() noexcept;
   bool any_work() const noexcept;
   bool stop_requested(task_header* until) const noexcept;
   std::uint64_t tick_of(std::uint64_t ns) const noexcept;
@@ -130,6 +143,7 @@ class scheduler {
   std::atomic<bool> shutdown_{false};
   std::atomic<bool> closed_{false};  // after shutdown: nothing is queued any more
   std::mutex block_on_mutex_;        // current-thread: one block_on at a time
+  std::unique_ptr<stall_monitor> stall_monitor_;  // last: stopped first
 };
 
 }  // namespace lanes::detail

@@ -24,6 +24,7 @@ struct runtime_metrics {
   std::uint64_t tasks_spawned = 0;
   std::uint64_t timers_pending = 0;
   std::uint64_t unhandled_exceptions = 0;  // failures of detached tasks
+  std::uint64_t stalls_detected = 0;       // by the stall detector, when it is on
 };
 
 }  // namespace lanes

@@ -11,6 +11,7 @@
 // everything.
 #pragma once
 
+#include <chrono>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -22,6 +23,7 @@
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/join_handle.hpp>
 #include <lanes/io/metrics.hpp>
+#include <lanes/io/stall.hpp>
 #include <lanes/io/task.hpp>
 
 namespace lanes {
@@ -50,6 +52,12 @@ class runtime_builder {
   runtime_builder& budget(const lanes::budget& b);
   // Default: print the exception and the task's spawn site to stderr.
   runtime_builder& on_unhandled_exception(unhandled_exception_handler handler);
+  // Turns the stall detector on: a worker that has not come back to the
+  // scheduler for `threshold` is reported once per stall, naming the task.
+  // Default: off; env LANES_STALL_MS=<ms> turns it on. 0 is a config_error.
+  runtime_builder& stall_detector(std::chrono::milliseconds threshold);
+  // Where stall reports go. Default: one line on stderr.
+  runtime_builder& on_stall(stall_sink sink);
 
   runtime build() const;
 
@@ -60,6 +68,8 @@ class runtime_builder {
   std::string thread_name_ = "lanes-io";
   std::optional<lanes::budget> budget_;
   unhandled_exception_handler handler_;
+  std::optional<std::chrono::milliseconds> stall_threshold_;
+  stall_sink stall_sink_;
 };
 
 class runtime {
