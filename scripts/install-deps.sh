@@ -5,9 +5,9 @@
 #   install-deps.sh --bench    also the benchmark peers (oneTBB, Boost, moodycamel)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev googletest libcli11-dev util-linux)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev googletest libcli11-dev libboost-dev util-linux)
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(libbenchmark-dev libtbb-dev libboost-dev libconcurrentqueue-dev libreaderwriterqueue-dev)
+  packages+=(libbenchmark-dev libtbb-dev libconcurrentqueue-dev libreaderwriterqueue-dev)
 fi
 
 missing=()

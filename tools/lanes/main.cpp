@@ -1,11 +1,16 @@
 // The `lanes` command: what a user runs to see what lanes sees.
-//   lanes budget [--json]   the CPU budget and the lane split, and why
+//   lanes budget [--json]             the CPU budget and the lane split, and why
+//   lanes bench sN [--json] [--quick] a scenario of SCENARIOS.md, lanes against its peer
+//   lanes bench list                  the scenarios there are
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <lanes/budget.hpp>
 
 #include "budget_command.hpp"
+#include "scenario.hpp"
 
 namespace {
 
@@ -21,6 +26,15 @@ int main(int argc, char** argv) {
   bool budget_json = false;
   auto* budget_cmd = app.add_subcommand("budget", "Show the CPUs this process may use and how the lanes split them");
   budget_cmd->add_flag("--json", budget_json, "Print one JSON object instead of a table");
+
+  std::string scenario_id;
+  lanes::bench::options bench_opts;
+  auto* bench_cmd = app.add_subcommand("bench", "Run a benchmark scenario (s3, s4, ...) against its peer; 'list' lists them");
+  std::vector<std::string> ids{"list"};
+  for (const auto& s : lanes::bench::all_scenarios()) ids.emplace_back(s.id);
+  bench_cmd->add_option("scenario", scenario_id, "Which scenario")->required()->check(CLI::IsMember(ids));
+  bench_cmd->add_flag("--json", bench_opts.json, "Print only the JSON line");
+  bench_cmd->add_flag("--quick", bench_opts.quick, "A short run (what CI runs)");
 
   try {
     app.parse(argc, argv);
@@ -47,6 +61,12 @@ int main(int argc, char** argv) {
         lanes::tool::print_budget_json(b, std::cout);
       } else {
         lanes::tool::print_budget_text(b, std::cout);
+      }
+    }
+    if (bench_cmd->parsed()) {
+      for (const auto& s : lanes::bench::all_scenarios()) {
+        if (scenario_id == "list") std::cout << "  " << s.id << "  " << s.title << '\n';
+        if (scenario_id == s.id) return s.run(bench_opts);
       }
     }
   } catch (const lanes::config_error& e) {

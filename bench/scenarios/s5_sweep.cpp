@@ -1,0 +1,99 @@
+// S5: the io worker sweep. 20,000 tasks each run a 2,000-step loop then
+// sleep 1 ms; total time for 1, 2, 4, 8, 16 and 64 workers. The curve
+// should bottom out near the core count and rise past it. Peer: an Asio
+// io_context run by as many threads.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+
+#include "asio_peer.hpp"
+#include "json_writer.hpp"
+#include "scenario.hpp"
+
+namespace lanes::bench {
+
+namespace {
+
+using namespace std::chrono_literals;
+using steady = std::chrono::steady_clock;
+
+std::uint64_t spin(std::uint64_t steps) {
+  volatile std::uint64_t x = 0;  // kept from being optimised away
+  for (std::uint64_t i = 0; i < steps; ++i) x = x + i * i;
+  return x;
+}
+
+task<void> worker_task() {
+  spin(2000);
+  co_await sleep(1ms);
+}
+
+double lanes_ms(unsigned workers, int tasks) {
+  auto rt = runtime::multi_thread().worker_threads(workers).build();
+  const auto start = steady::now();
+  rt.block_on([](int n) -> task<void> {
+    std::vector<join_handle<void>> hs;
+    hs.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) hs.push_back(spawn(worker_task()));
+    for (auto& h : hs) co_await h;
+  }(tasks));
+  return std::chrono::duration<double, std::milli>(steady::now() - start).count();
+}
+
+asio::awaitable<void> asio_task() {
+  spin(2000);
+  asio::steady_timer t(co_await asio::this_coro::executor, 1ms);
+  co_await t.async_wait(asio::use_awaitable);
+}
+
+double asio_ms(unsigned threads, int tasks) {
+  asio::io_context ctx(static_cast<int>(threads));
+  const auto start = steady::now();
+  for (int i = 0; i < tasks; ++i) asio::co_spawn(ctx, asio_task(), asio::detached);
+  std::vector<std::thread> runners;
+  for (unsigned t = 1; t < threads; ++t) runners.emplace_back([&] { ctx.run(); });
+  ctx.run();
+  for (auto& r : runners) r.join();
+  return std::chrono::duration<double, std::milli>(steady::now() - start).count();
+}
+
+}  // namespace
+
+int run_s5(const options& opts) {
+  const int tasks = opts.quick ? 2'000 : 20'000;
+  const std::vector<unsigned> counts = opts.quick ? std::vector<unsigned>{1, 2, 4}
+                                                  : std::vector<unsigned>{1, 2, 4, 8, 16, 64};
+  const int rounds = opts.quick ? 1 : 3;
+  if (!opts.json) {
+    std::printf("S5: %d tasks of a 2,000-step loop then a 1 ms sleep, median of %d runs\n", tasks, rounds);
+    std::printf("  %8s %12s %12s %8s\n", "workers", "lanes ms", "asio ms", "ratio");
+  }
+  tool::json_writer json;
+  json.begin_object().field("scenario", "S5").field("tasks", static_cast<unsigned>(tasks)).begin_array("sweep");
+  for (const unsigned n : counts) {
+    std::vector<double> l, a;
+    for (int r = 0; r < rounds; ++r) {
+      l.push_back(run_isolated([&] { return std::vector<double>{lanes_ms(n, tasks)}; })[0]);
+      a.push_back(run_isolated([&] { return std::vector<double>{asio_ms(n, tasks)}; })[0]);
+    }
+    const double lm = median(l), am = median(a);
+    if (!opts.json) std::printf("  %8u %12.1f %12.1f %8.2f\n", n, lm, am, lm / am);
+    json.begin_object()
+        .field("workers", n)
+        .field("lanes_wall_ms", lm)
+        .field("asio_wall_ms", am)
+        .field("ratio_lanes_over_asio", lm / am)
+        .end_object();
+  }
+  json.end_array().end_object();
+  std::cout << json.str() << std::endl;
+  return 0;
+}
+
+}  // namespace lanes::bench
