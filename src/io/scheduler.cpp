@@ -8,6 +8,7 @@
 
 #include <lanes/config_error.hpp>
 
+#include "io/cycle_clock.hpp"
 #include "io/error_registry.hpp"
 
 namespace lanes::detail {
@@ -119,13 +120,7 @@ void scheduler::shutdown() noexcept {
   while (task_header* t = inject_.pop()) t->unref();
   // 4. Cancel every task still alive: destroy its frame (its destructors
   //    run here), complete it as cancelled, wake its joiner.
-  for (;;) {
-    task_header* task = nullptr;
-    {
-      std::lock_guard lock(live_mutex_);
-      task = live_head_;
-      if (task == nullptr) break;
-    }
+  while (task_header* task = any_live()) {
     unlink_live(*task);
     task->ref();  // stands in for the running reference complete() drops
     if ((task->load_state() & task_state::complete) == 0) task->cancel_frame();
@@ -165,7 +160,7 @@ void scheduler::schedule(task_header& task, bool yielded) noexcept {
       if (previous == nullptr) return;
       w->queue.push_back(previous, inject_);
     }
-    notify_parked();
+    if (workers_.size() > 1) notify_parked();  // a lone worker is the one running: nobody to wake
     return;
   }
   if (!inject_.push(&task)) {
@@ -299,22 +294,22 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
     return;
   }
 
-  const std::uint64_t started = monotonic_ns();
+  const std::uint64_t started = cycle_clock::now();
   // Published for the stall detector (see the protocol in stall_monitor.hpp).
   const auto& where = task->spawned_at();
   w.current.name.store(task->name(), std::memory_order_relaxed);
   w.current.file.store(where.file_name(), std::memory_order_relaxed);
   w.current.function.store(where.function_name(), std::memory_order_relaxed);
   w.current.line.store(where.line(), std::memory_order_relaxed);
-  w.current.started_ns.store(started, std::memory_order_release);
+  w.current.started_ticks.store(started, std::memory_order_release);
   tls_task = task;
   task->resume_point().resume();
   tls_task = nullptr;
-  const std::uint64_t took = monotonic_ns() - started;
-  w.current.started_ns.store(0, std::memory_order_release);
-  w.polls.fetch_add(1, std::memory_order_relaxed);
-  w.busy_ns.fetch_add(took, std::memory_order_relaxed);
-  store_max(w.longest_poll_ns, took);
+  const std::uint64_t took = cycle_clock::now() - started;
+  w.current.started_ticks.store(0, std::memory_order_release);
+  w.polls.store(w.polls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // only we write it
+  w.busy_ticks.store(w.busy_ticks.load(std::memory_order_relaxed) + took, std::memory_order_relaxed);
+  store_max(w.longest_poll_ticks, took);
 
   if (task->root().done()) {
     task->finish_frame();
@@ -491,23 +486,39 @@ void scheduler::wait_blocking(task_header& task) {
 
 // --- the live list and errors ---------------------------------------------------
 
+scheduler::live_shard& scheduler::shard_of(const task_header& task) noexcept {
+  // Headers are at least 16-byte aligned: hash the bits above.
+  const auto bits = reinterpret_cast<std::uintptr_t>(&task) >> 4;
+  return live_[(bits ^ (bits >> 7)) % live_shards];
+}
+
 void scheduler::link_live(task_header& task) noexcept {
-  std::lock_guard lock(live_mutex_);
+  live_shard& shard = shard_of(task);
+  std::lock_guard lock(shard.lock);
   task.live_prev = nullptr;
-  task.live_next = live_head_;
-  if (live_head_ != nullptr) live_head_->live_prev = &task;
-  live_head_ = &task;
+  task.live_next = shard.head;
+  if (shard.head != nullptr) shard.head->live_prev = &task;
+  shard.head = &task;
 }
 
 void scheduler::unlink_live(task_header& task) noexcept {
-  std::lock_guard lock(live_mutex_);
+  live_shard& shard = shard_of(task);
+  std::lock_guard lock(shard.lock);
   if (task.live_prev != nullptr) {
     task.live_prev->live_next = task.live_next;
-  } else if (live_head_ == &task) {
-    live_head_ = task.live_next;
+  } else if (shard.head == &task) {
+    shard.head = task.live_next;
   }
   if (task.live_next != nullptr) task.live_next->live_prev = task.live_prev;
   task.live_prev = task.live_next = nullptr;
+}
+
+task_header* scheduler::any_live() noexcept {
+  for (auto& shard : live_) {
+    std::lock_guard lock(shard.lock);
+    if (shard.head != nullptr) return shard.head;
+  }
+  return nullptr;
 }
 
 void scheduler::report_unhandled(std::exception_ptr error, const task_header& task) noexcept {
@@ -532,8 +543,8 @@ runtime_metrics scheduler::metrics() const {
     wm.polls = w->polls.load(std::memory_order_relaxed);
     wm.steals = w->steals.load(std::memory_order_relaxed);
     wm.parks = w->parks.load(std::memory_order_relaxed);
-    wm.busy_ns = w->busy_ns.load(std::memory_order_relaxed);
-    wm.longest_poll_ns = w->longest_poll_ns.load(std::memory_order_relaxed);
+    wm.busy_ns = cycle_clock::to_ns(w->busy_ticks.load(std::memory_order_relaxed));
+    wm.longest_poll_ns = cycle_clock::to_ns(w->longest_poll_ticks.load(std::memory_order_relaxed));
     wm.local_queue_depth = w->queue.size();
     m.per_worker.push_back(wm);
   }

@@ -17,6 +17,7 @@
 // pointer, so an idle worker can steal it (still an open issue in Tokio).
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -35,6 +36,7 @@
 #include "io/inject_queue.hpp"
 #include "io/local_queue.hpp"
 #include "io/parker.hpp"
+#include "io/spin_lock.hpp"
 #include "io/stall_monitor.hpp"
 #include "io/timer_wheel.hpp"
 
@@ -51,8 +53,8 @@ struct worker {
   std::atomic<std::uint64_t> polls{0};
   std::atomic<std::uint64_t> steals{0};
   std::atomic<std::uint64_t> parks{0};
-  std::atomic<std::uint64_t> busy_ns{0};
-  std::atomic<std::uint64_t> longest_poll_ns{0};
+  std::atomic<std::uint64_t> busy_ticks{0};          // cycle_clock ticks
+  std::atomic<std::uint64_t> longest_poll_ticks{0};
   poll_slot current;  // what it runs now, for the stall detector
 
   // Owned by the worker's thread.
@@ -134,8 +136,16 @@ class scheduler {
   const std::uint64_t epoch_ns_;
   task_header* unobserved_head_ = nullptr;
 
-  std::mutex live_mutex_;
-  task_header* live_head_ = nullptr;
+  // Every task not yet complete, for shutdown to cancel: sharded by
+  // address so that workers spawning and finishing tasks rarely meet.
+  static constexpr std::size_t live_shards = 16;
+  struct alignas(64) live_shard {
+    spin_lock lock;
+    task_header* head = nullptr;
+  };
+  live_shard& shard_of(const task_header& task) noexcept;
+  task_header* any_live() noexcept;
+  std::array<live_shard, live_shards> live_;
   std::atomic<std::uint64_t> tasks_alive_{0};
   std::atomic<std::uint64_t> tasks_spawned_{0};
   std::atomic<std::uint64_t> unhandled_{0};

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "io/driver.hpp"
+#include "io/cycle_clock.hpp"
 
 namespace lanes::detail {
 
@@ -35,18 +35,20 @@ void stall_monitor::run() {
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, period, [this] { return stopping_; })) {
     lock.unlock();
-    check(monotonic_ns());
+    check(cycle_clock::now());
     lock.lock();
   }
 }
 
-void stall_monitor::check(std::uint64_t now_ns) {
+void stall_monitor::check(std::uint64_t now_ticks) {
+  const double ns_per_tick = cycle_clock::ns_per_tick();
   bool any_stalled = false;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     const poll_slot& slot = *slots_[i];
-    const auto started = slot.started_ns.load(std::memory_order_acquire);
-    if (started == 0 || now_ns <= started) continue;
-    const auto held = std::chrono::nanoseconds(now_ns - started);
+    const auto started = slot.started_ticks.load(std::memory_order_acquire);
+    if (started == 0 || now_ticks <= started) continue;
+    const auto held = std::chrono::nanoseconds(
+        static_cast<std::int64_t>(static_cast<double>(now_ticks - started) * ns_per_tick));
     if (held < threshold_) continue;
     any_stalled = true;
     if (reported_[i] == started) continue;  // this stall was reported already
@@ -57,7 +59,7 @@ void stall_monitor::check(std::uint64_t now_ns) {
                                         slot.function.load(std::memory_order_relaxed),
                                         slot.line.load(std::memory_order_relaxed)};
     report.held_for = held;
-    if (slot.started_ns.load(std::memory_order_acquire) != started) continue;  // the poll ended: fields may be newer
+    if (slot.started_ticks.load(std::memory_order_acquire) != started) continue;  // the poll ended: fields may be newer
     reported_[i] = started;
     stalls_.fetch_add(1, std::memory_order_relaxed);
     try {

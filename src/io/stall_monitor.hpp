@@ -29,7 +29,7 @@
 namespace lanes::detail {
 
 struct poll_slot {
-  std::atomic<std::uint64_t> started_ns{0};  // 0 while not polling
+  std::atomic<std::uint64_t> started_ticks{0};  // cycle_clock ticks; 0 while not polling
   std::atomic<const char*> name{nullptr};
   std::atomic<const char*> file{nullptr};
   std::atomic<const char*> function{nullptr};
@@ -48,7 +48,7 @@ class stall_monitor {
 
  private:
   void run();
-  void check(std::uint64_t now_ns);
+  void check(std::uint64_t now_ticks);
 
   const std::chrono::nanoseconds threshold_;
   stall_sink sink_;

@@ -6,11 +6,14 @@
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <variant>
+
+#include <lanes/io/detail/frame_allocator.hpp>
 
 namespace lanes {
 
@@ -20,6 +23,10 @@ class task;
 namespace detail {
 
 struct task_promise_base {
+  // Frames come from the per-thread frame cache (frame_allocator.hpp).
+  static void* operator new(std::size_t size) { return allocate_frame(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
+
   std::coroutine_handle<> continuation = std::noop_coroutine();
   std::exception_ptr error;
 

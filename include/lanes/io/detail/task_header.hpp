@@ -24,7 +24,10 @@
 #include <atomic>
 #include <coroutine>
 #include <cstdint>
+#include <cstddef>
 #include <exception>
+
+#include <lanes/io/detail/frame_allocator.hpp>
 #include <lanes/source_location.hpp>
 
 namespace lanes::detail {
@@ -81,6 +84,10 @@ class task_header {
       : root_(root), resume_point_(root), owner_(owner), name_(name), spawned_at_(where) {}
   task_header(const task_header&) = delete;
   task_header& operator=(const task_header&) = delete;
+  // Headers come from the per-thread frame cache too; the virtual
+  // destructor hands the derived type's size to this sized delete.
+  static void* operator new(std::size_t size) { return allocate_frame(size); }
+  static void operator delete(void* header, std::size_t size) noexcept { free_frame(header, size); }
 
   // --- references ---
   void ref() noexcept { state_.fetch_add(task_state::ref_one, std::memory_order_relaxed); }
