@@ -35,7 +35,7 @@ class thread_cache {
     for (std::size_t c = 0; c < classes; ++c) {
       while (free_block* b = lists_[c]) {
         lists_[c] = b->next;
-        ::operator delete(b, (c + 1) * step);
+        ::operator delete(b);
       }
     }
   }
@@ -81,7 +81,7 @@ void free_frame(void* block, std::size_t size) noexcept {
   if constexpr (LANES_FRAME_CACHE) {
     if (c < classes && cache.push(c, block)) return;
   }
-  ::operator delete(block, (c + 1) * step);
+  ::operator delete(block);
 }
 
 }  // namespace lanes::detail

@@ -58,6 +58,7 @@ bool coop_consume() noexcept {
 }
 
 void schedule_spawned(scheduler& owner, task_header& task) noexcept { owner.spawn(task); }
+int current_worker_index(scheduler& owner, const char* what) { return owner.worker_index_of_caller(what); }
 void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(task); }
 bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline_ns) {
   return owner.timer_register(entry, deadline_ns);
@@ -111,11 +112,13 @@ void scheduler::shutdown() noexcept {
   // 2. Close the queues: a wake from now on drops its reference instead.
   closed_.store(true, std::memory_order_release);
   inject_.close();
+  for (auto& w : workers_) w->pinned.close();
   // 3. Queue entries hold references; drop them (the joins ordered the
   //    workers' writes before these reads, so we may act as every owner).
   for (auto& w : workers_) {
     if (task_header* t = w->lifo.exchange(nullptr, std::memory_order_acquire)) t->unref();
     while (task_header* t = w->queue.pop()) t->unref();
+    while (task_header* t = w->pinned.pop()) t->unref();
   }
   while (task_header* t = inject_.pop()) t->unref();
   // 4. Cancel every task still alive: destroy its frame (its destructors
@@ -147,8 +150,25 @@ void scheduler::spawn(task_header& task) noexcept {
   schedule(task, true);  // new tasks go to the back, not the LIFO slot
 }
 
+int scheduler::worker_index_of_caller(const char* what) const {
+  if (tls_worker == nullptr || tls_scheduler != this) {
+    throw runtime_misuse(std::string(what) + " called from a thread that is not a worker of this runtime");
+  }
+  return static_cast<int>(tls_worker->index);
+}
+
 void scheduler::schedule(task_header& task, bool yielded) noexcept {
   worker* w = tls_worker;
+  if (task.home_worker >= 0) {
+    // Pinned (spawn_local): only its home worker may run it.
+    worker& home = *workers_[static_cast<std::size_t>(task.home_worker)];
+    if (!home.pinned.push(&task)) {
+      task.unref();  // shutting down
+      return;
+    }
+    if (&home != w || tls_scheduler != this) unpark(home.index);
+    return;
+  }
   if (w != nullptr && tls_scheduler == this && !closed_.load(std::memory_order_relaxed)) {
     // The LIFO slot is for a task woken by the running task; wakes from the
     // driver or maintenance (timers, in deadline order) keep their order.
@@ -230,6 +250,7 @@ task_header* scheduler::next_task(worker& w) noexcept {
     if (task_header* t = inject_.pop()) return t;
   }
   if (task_header* t = w.lifo.exchange(nullptr, std::memory_order_acq_rel)) return t;
+  if (task_header* t = w.pinned.pop()) return t;
   if (task_header* t = w.queue.pop()) return t;
   return inject_.pop();
 }
@@ -365,7 +386,8 @@ void scheduler::park(worker& w, task_header* until) {
     idle_.stop_searching();
   }
   // Look once more after announcing ourselves (the invariant in idle.hpp).
-  if (any_work() || stop_requested(until)) {
+  // Pinned tasks are announced to their home worker alone, by unpark.
+  if (any_work() || !w.pinned.empty() || stop_requested(until)) {
     if (!idle_.remove_sleeper(w.index)) {
       w.searching = true;  // someone claimed us for work meanwhile
       w.park.try_consume();

@@ -46,6 +46,7 @@ struct worker {
   unsigned index = 0;
   local_queue queue;
   std::atomic<task_header*> lifo{nullptr};
+  inject_queue pinned;  // spawn_local tasks: run only here, never stolen
   parker park;
   std::thread thread;
 
@@ -87,6 +88,7 @@ class scheduler {
   // Puts a task whose state just became SCHEDULED into a run queue.
   void schedule(task_header& task, bool yielded) noexcept;
   void spawn(task_header& task) noexcept;
+  int worker_index_of_caller(const char* what) const;
   void wait_blocking(task_header& task);
 
   bool timer_register(timer_entry& entry, std::uint64_t deadline_ns);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -140,6 +141,87 @@ TEST(IoStress, RandomAbortsAndTimerCancellationsAccountForEveryTask) {
   EXPECT_EQ(m.tasks_alive, 0U);
   EXPECT_EQ(m.timers_pending, 0U);
   EXPECT_EQ(m.unhandled_exceptions, 0U);  // every failure was observed through its handle
+}
+
+// A counting baton built on the waker API, for tasks that wake each other.
+class baton {
+ public:
+  void give() {
+    detail::waker to_wake;
+    {
+      std::lock_guard lock(mutex_);
+      ++count_;
+      to_wake = std::move(waiter_);
+    }
+    if (to_wake) std::move(to_wake).wake();
+  }
+  int count() {
+    std::lock_guard lock(mutex_);
+    return count_;
+  }
+  struct awaiter {
+    baton& b;
+    bool await_ready() { return taken = b.try_take(); }
+    bool await_suspend(std::coroutine_handle<> h) {
+      auto& self = detail::require_current_task("co_await baton");
+      self.set_resume_point(h);
+      auto w = self.make_waker();
+      std::lock_guard lock(b.mutex_);
+      if (b.count_ > 0) {
+        --b.count_;
+        taken = true;
+        return false;
+      }
+      b.waiter_ = std::move(w);
+      return true;
+    }
+    void await_resume() {
+      // Woken by give(): the token it left is ours (one waiter per baton). A
+      // wake without a token would be a spurious resumption: fail loudly.
+      if (!taken && !b.try_take()) throw std::logic_error("resumed without a token: a spurious wake-up");
+    }
+    bool taken = false;
+  };
+  awaiter take() { return awaiter{*this}; }
+
+ private:
+  bool try_take() {
+    std::lock_guard lock(mutex_);
+    if (count_ == 0) return false;
+    --count_;
+    return true;
+  }
+  std::mutex mutex_;
+  int count_ = 0;
+  detail::waker waiter_;
+};
+
+TEST(IoStress, TasksWakingEachOtherInARing) {
+  constexpr int tasks = 64;
+  constexpr int tokens = 8;
+  const int laps = 400 / scale;
+  auto rt = runtime::multi_thread().worker_threads(3).build();
+  std::vector<baton> batons(tasks);
+  std::vector<std::atomic<int>> received(tasks);
+  rt.block_on([](std::vector<baton>& batons, std::vector<std::atomic<int>>& received, int laps) -> task<void> {
+    std::vector<join_handle<void>> ring;
+    for (int i = 0; i < tasks; ++i) {
+      ring.push_back(spawn([](int i, std::vector<baton>& batons, std::vector<std::atomic<int>>& received,
+                              int rounds) -> task<void> {
+        for (int r = 0; r < rounds; ++r) {
+          co_await batons[static_cast<std::size_t>(i)].take();
+          received[static_cast<std::size_t>(i)].fetch_add(1, std::memory_order_relaxed);
+          batons[static_cast<std::size_t>((i + 1) % tasks)].give();
+        }
+      }(i, batons, received, tokens * laps)));
+    }
+    for (int t = 0; t < tokens; ++t) batons[static_cast<std::size_t>(t * (tasks / tokens))].give();
+    for (auto& h : ring) co_await h;
+  }(batons, received, laps));
+  for (int i = 0; i < tasks; ++i) EXPECT_EQ(received[static_cast<std::size_t>(i)].load(), tokens * laps) << "task " << i;
+  int left = 0;
+  for (auto& b : batons) left += b.count();
+  EXPECT_EQ(left, tokens);  // every token is conserved
 }
 
 TEST(IoStress, RuntimesComeAndGoWithTasksInFlight) {

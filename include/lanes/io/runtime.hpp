@@ -118,6 +118,23 @@ class runtime {
   std::unique_ptr<detail::scheduler> scheduler_;
 };
 
+// Spawns a task that always runs on the calling worker's thread, never
+// stolen or moved: for tasks that hold thread-affine state (thread-local
+// caches, objects that must be destroyed where they were made). Call it
+// from inside a task; its join_handle may be awaited from anywhere.
+template <class T>
+join_handle<T> spawn_local(task<T> t, const char* name = nullptr,
+                           lanes::source_location where = lanes::source_location::current()) {
+  detail::scheduler* s = detail::current_scheduler();
+  if (s == nullptr) throw runtime_misuse("lanes::spawn_local called outside an io task: call it inside a task");
+  const int home = detail::current_worker_index(*s, "lanes::spawn_local");
+  if (!t.valid()) throw runtime_misuse("lanes: spawn of an empty task (moved from or released)");
+  auto* header = new detail::spawned_task<T>(s, t.release(), name, where);
+  header->home_worker = home;
+  detail::schedule_spawned(*s, *header);
+  return join_handle<T>(header);
+}
+
 // Spawns onto the runtime of the calling task. Outside a runtime it is a
 // runtime_misuse error: use runtime::spawn.
 template <class T>

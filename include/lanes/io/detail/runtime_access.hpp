@@ -25,6 +25,9 @@ bool coop_consume() noexcept;
 
 // A newly created task (state SCHEDULED, three references) enters its queue.
 void schedule_spawned(scheduler& owner, task_header& task) noexcept;
+// The calling worker's index, for spawn_local; a runtime_misuse error when
+// the caller is not running on a worker of `owner`.
+int current_worker_index(scheduler& owner, const char* what);
 // Waits on this (non-worker) thread until `task` completes.
 void wait_blocking(scheduler& owner, task_header& task);
 

@@ -144,6 +144,9 @@ class task_header {
   waker take_joiner() noexcept { return static_cast<waker&&>(joiner_); }
 
   task_header* queue_next = nullptr;  // the injection queue's link (guarded by its lock)
+  // spawn_local: the worker this task must always run on, or -1. Set before
+  // the task is first scheduled, never changed.
+  int home_worker = -1;
   // A task that failed while its join_handle was alive waits on its
   // runtime's list of unobserved errors until the handle takes or drops the
   // result (guarded by one process-wide mutex: a rare path). A runtime that

@@ -1,0 +1,174 @@
+// join_set<T>: spawn many tasks, take their results as they finish.
+//
+//   lanes::join_set<int> set;
+//   for (auto& r : requests) set.spawn(handle(r));
+//   while (auto v = co_await set.join_next()) use(*v);   // in completion order
+//
+// join_next() returns the next finished task's value (std::nullopt once the
+// set is empty), or rethrows its exception, or throws task_cancelled for a
+// member that was aborted. Destroying the set aborts every member still
+// running. join_next is cancellation-safe: a task aborted while it waits in
+// join_next loses no result; the next join_next returns it.
+//
+// Each member runs inside a small wrapper coroutine (awaiting a task runs
+// it inline, so no extra spawn) that records its outcome in the set's
+// shared completion queue, even when it is cancelled.
+#pragma once
+
+#include <coroutine>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include <lanes/io/errors.hpp>
+#include <lanes/io/runtime.hpp>
+
+namespace lanes {
+
+template <class T>
+class join_set {
+  static_assert(!std::is_reference_v<T>, "join_set<T&> is not supported: return a pointer");
+  struct cancelled_marker {};
+  using stored = std::conditional_t<std::is_void_v<T>, std::monostate, T>;
+  using outcome = std::variant<stored, std::exception_ptr, cancelled_marker>;
+
+  // Shared with the member wrappers, which may outlive the set while they
+  // are being cancelled.
+  struct shared_state {
+    std::mutex mutex;
+    std::deque<outcome> finished;
+    detail::waker waiter;  // the task blocked in join_next, if any
+    std::size_t unfinished = 0;
+
+    void push(outcome o) {
+      detail::waker to_wake;
+      {
+        std::lock_guard lock(mutex);
+        finished.push_back(std::move(o));
+        --unfinished;
+        to_wake = std::move(waiter);
+      }
+      if (to_wake) std::move(to_wake).wake();
+    }
+  };
+
+  // Records the member's outcome exactly once: a value, an exception, or
+  // (from the destructor, when the frame is destroyed unfinished) cancelled.
+  struct recorder {
+    std::shared_ptr<shared_state> state;
+    bool recorded = false;
+    void record(outcome o) {
+      recorded = true;
+      state->push(std::move(o));
+    }
+    ~recorder() {
+      if (!recorded) state->push(outcome(std::in_place_index<2>));
+    }
+  };
+
+  static task<void> member(task<T> inner, std::shared_ptr<shared_state> state) {
+    recorder rec{std::move(state)};
+    try {
+      if constexpr (std::is_void_v<T>) {
+        co_await std::move(inner);
+        rec.record(outcome(std::in_place_index<0>));
+      } else {
+        rec.record(outcome(std::in_place_index<0>, co_await std::move(inner)));
+      }
+    } catch (...) {
+      rec.record(outcome(std::in_place_index<1>, std::current_exception()));
+    }
+  }
+
+ public:
+  join_set() : state_(std::make_shared<shared_state>()) {}
+  join_set(const join_set&) = delete;
+  join_set& operator=(const join_set&) = delete;
+  join_set(join_set&&) noexcept = default;
+  join_set& operator=(join_set&&) noexcept = default;
+  ~join_set() { abort_all(); }
+
+  // Spawns onto the calling task's runtime.
+  void spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
+    {
+      std::lock_guard lock(state_->mutex);
+      ++state_->unfinished;
+    }
+    members_.push_back(lanes::spawn(member(std::move(t), state_), name, where));
+  }
+
+  void abort_all() noexcept {
+    for (auto& h : members_) h.abort();
+    members_.clear();
+  }
+
+  // Members spawned and not yet returned by join_next.
+  std::size_t size() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->unfinished + state_->finished.size();
+  }
+  bool empty() const { return size() == 0; }
+
+  class next_awaiter {
+   public:
+    explicit next_awaiter(shared_state& s) noexcept : state_(s) {}
+    next_awaiter(const next_awaiter&) = delete;
+    next_awaiter& operator=(const next_awaiter&) = delete;
+    ~next_awaiter() {
+      if (!registered_) return;
+      detail::waker dropped;
+      std::lock_guard lock(state_.mutex);
+      dropped = std::move(state_.waiter);  // cancelled while waiting: give up the slot
+    }
+
+    bool await_ready() {
+      std::lock_guard lock(state_.mutex);
+      return !state_.finished.empty() || state_.unfinished == 0;
+    }
+    bool await_suspend(std::coroutine_handle<> h) {
+      auto& self = detail::require_current_task("co_await join_set::join_next()");
+      self.set_resume_point(h);
+      detail::waker w = self.make_waker();
+      std::lock_guard lock(state_.mutex);
+      if (!state_.finished.empty() || state_.unfinished == 0) return false;
+      state_.waiter = std::move(w);
+      registered_ = true;
+      return true;
+    }
+    auto await_resume() {
+      registered_ = false;
+      std::unique_lock lock(state_.mutex);
+      using result_type = std::conditional_t<std::is_void_v<T>, bool, std::optional<T>>;
+      if (state_.finished.empty()) return result_type{};
+      outcome o = std::move(state_.finished.front());
+      state_.finished.pop_front();
+      lock.unlock();
+      if (o.index() == 1) std::rethrow_exception(std::get<1>(o));
+      if (o.index() == 2) throw task_cancelled();
+      if constexpr (std::is_void_v<T>) {
+        return true;
+      } else {
+        return result_type(std::move(std::get<0>(o)));
+      }
+    }
+
+   private:
+    shared_state& state_;
+    bool registered_ = false;
+  };
+
+  // The next member to finish: std::optional<T> (bool for join_set<void>),
+  // empty once no member is left.
+  next_awaiter join_next() noexcept { return next_awaiter(*state_); }
+
+ private:
+  std::shared_ptr<shared_state> state_;
+  std::vector<join_handle<void>> members_;
+};
+
+}  // namespace lanes

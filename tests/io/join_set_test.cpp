@@ -1,0 +1,118 @@
+// join_set: results in completion order, failures and cancellations
+// reported per member, abort on destruction, no result lost when the
+// waiting task itself is cancelled.
+#include <lanes/io/join_set.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <vector>
+
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/timeout.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+task<int> after(std::chrono::milliseconds d, int v) {
+  co_await sleep(d);
+  co_return v;
+}
+
+class JoinSetBothFlavors : public ::testing::TestWithParam<bool> {
+ protected:
+  runtime make() const {
+    return GetParam() ? runtime::multi_thread().worker_threads(2).build() : runtime::current_thread().build();
+  }
+};
+
+TEST_P(JoinSetBothFlavors, ResultsArriveInCompletionOrder) {
+  auto rt = make();
+  auto order = rt.block_on([]() -> task<std::vector<int>> {
+    join_set<int> set;
+    set.spawn(after(30ms, 3));
+    set.spawn(after(1ms, 1));
+    set.spawn(after(15ms, 2));
+    std::vector<int> got;
+    while (auto v = co_await set.join_next()) got.push_back(*v);
+    EXPECT_TRUE(set.empty());
+    co_return got;
+  }());
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+}
+
+TEST_P(JoinSetBothFlavors, FailuresAndCancellationsArePerMember) {
+  auto rt = make();
+  rt.block_on([]() -> task<void> {
+    join_set<int> set;
+    set.spawn([]() -> task<int> {
+      throw std::out_of_range("member failed");
+      co_return 0;
+    }());
+    set.spawn(after(2ms, 7));
+    int values = 0, failures = 0;
+    for (int i = 0; i < 2; ++i) {
+      try {
+        if (auto v = co_await set.join_next()) values += *v;
+      } catch (const std::out_of_range&) {
+        ++failures;
+      }
+    }
+    EXPECT_EQ(values, 7);
+    EXPECT_EQ(failures, 1);
+    EXPECT_FALSE(co_await set.join_next());
+  }());
+}
+
+TEST_P(JoinSetBothFlavors, DestructionAbortsMembers) {
+  auto rt = make();
+  std::atomic<int> finished{0};
+  rt.block_on([](std::atomic<int>& finished) -> task<void> {
+    {
+      join_set<void> set;
+      for (int i = 0; i < 50; ++i) {
+        set.spawn([](std::atomic<int>& f) -> task<void> {
+          co_await sleep(1h);
+          f.fetch_add(1);
+        }(finished));
+      }
+      co_await sleep(1ms);
+    }  // aborts all 50
+    co_await sleep(5ms);
+  }(finished));
+  EXPECT_EQ(finished.load(), 0);
+  EXPECT_EQ(rt.metrics().timers_pending, 0U);
+  EXPECT_EQ(rt.metrics().tasks_alive, 0U);
+}
+
+TEST_P(JoinSetBothFlavors, JoinNextIsCancellationSafe) {
+  // Time out join_next over and over while members finish: every result
+  // still comes out exactly once.
+  auto rt = make();
+  const int sum = rt.block_on([]() -> task<int> {
+    join_set<int> set;
+    for (int i = 1; i <= 40; ++i) set.spawn(after(std::chrono::milliseconds(i % 7), i));
+    int total = 0;
+    int seen = 0;
+    while (seen < 40) {
+      auto r = co_await timeout(200us, [](join_set<int>& s) -> task<std::optional<int>> {
+        co_return co_await s.join_next();
+      }(set));
+      if (r.has_value() && r.value().has_value()) {
+        total += *r.value();
+        ++seen;
+      }
+    }
+    co_return total;
+  }());
+  EXPECT_EQ(sum, 40 * 41 / 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Io, JoinSetBothFlavors, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "MultiThread" : "CurrentThread"; });
+
+}  // namespace
+}  // namespace lanes
