@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <stdexcept>
 #include <cstdio>
 #include <iostream>
 #include <thread>
@@ -81,6 +82,7 @@ std::vector<double> asio_side(int sequential, int batch, unsigned threads) {
         } catch (const boost::system::system_error&) {
         }
         const double batched = ns_since(start, batch);
+        if (sum != 1000 + sequential) throw std::logic_error("asio lost a task");
         done.set_value({one_at_a_time, batched});
       },
       asio::detached);
