@@ -66,6 +66,8 @@ std::size_t class_of(std::size_t size) noexcept { return (size + step - 1) / ste
 
 }  // namespace
 
+bool frame_cache_enabled() noexcept { return LANES_FRAME_CACHE != 0; }
+
 void* allocate_frame(std::size_t size) {
   const std::size_t c = class_of(size);
   if constexpr (LANES_FRAME_CACHE) {

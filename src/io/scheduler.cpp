@@ -191,8 +191,7 @@ void scheduler::schedule(task_header& task, bool yielded) noexcept {
 }
 
 void scheduler::notify_parked() noexcept {
-  // Pairs with the seq_cst operations in idle: see the invariant there.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Called after the push: see the invariant in idle.hpp.
   if (const auto sleeper = idle_.claim_sleeper_for_work()) unpark(*sleeper);
 }
 

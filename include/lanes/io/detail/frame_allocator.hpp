@@ -14,5 +14,7 @@ namespace lanes::detail {
 
 void* allocate_frame(std::size_t size);
 void free_frame(void* block, std::size_t size) noexcept;
+// False in sanitizer builds, where every block goes back to the system.
+bool frame_cache_enabled() noexcept;
 
 }  // namespace lanes::detail
