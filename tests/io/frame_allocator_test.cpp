@@ -29,7 +29,9 @@ TEST(FrameAllocator, ReusesAFreedBlockOfTheSameClass) {
   void* a = allocate_frame(100);
   free_frame(a, 100);
   void* b = allocate_frame(120);  // same 128-byte class
-  if (frame_cache_enabled()) EXPECT_EQ(a, b);
+  if (frame_cache_enabled()) {
+    EXPECT_EQ(a, b);
+  }
   void* c = allocate_frame(300);  // another class: not that block
   EXPECT_NE(b, c);
   free_frame(b, 120);
