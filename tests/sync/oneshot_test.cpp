@@ -1,0 +1,94 @@
+// oneshot: values from tasks and plain threads, closed senders, receivers
+// gone first, and cancellation that keeps the value.
+#include <lanes/sync/oneshot.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/timeout.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Oneshot, ValueFromAPlainThread) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  auto [tx, rx] = oneshot<std::string>();
+  std::thread sender([tx = std::move(tx)]() mutable {
+    std::this_thread::sleep_for(2ms);
+    EXPECT_FALSE(std::move(tx).send("from a thread").has_value());
+  });
+  auto r = rt.block_on([](oneshot_receiver<std::string> rx) -> task<result<std::string, closed>> {
+    co_return co_await rx;
+  }(std::move(rx)));
+  sender.join();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(*r, "from a thread");
+}
+
+TEST(Oneshot, SentBeforeAwaitingIsReadyAtOnce) {
+  auto rt = runtime::current_thread().build();
+  auto [tx, rx] = oneshot<std::unique_ptr<int>>();
+  EXPECT_FALSE(std::move(tx).send(std::make_unique<int>(5)).has_value());
+  auto r = rt.block_on([](oneshot_receiver<std::unique_ptr<int>> rx) -> task<result<std::unique_ptr<int>, closed>> {
+    co_return co_await rx;
+  }(std::move(rx)));
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(**r, 5);
+}
+
+TEST(Oneshot, SenderDroppedWithoutSendingIsClosed) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  auto [tx, rx] = oneshot<int>();
+  std::thread dropper([tx = std::move(tx)]() mutable {
+    std::this_thread::sleep_for(2ms);
+    auto gone = std::move(tx);
+  });
+  auto r = rt.block_on([](oneshot_receiver<int> rx) -> task<result<int, closed>> { co_return co_await rx; }(std::move(rx)));
+  dropper.join();
+  EXPECT_FALSE(r.has_value());
+}
+
+TEST(Oneshot, ReceiverGoneFirstHandsTheValueBack) {
+  auto [tx, rx] = oneshot<std::string>();
+  { auto gone = std::move(rx); }
+  EXPECT_TRUE(tx.is_closed());
+  auto back = std::move(tx).send("kept");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, "kept");
+}
+
+TEST(Oneshot, TryRecv) {
+  auto [tx, rx] = oneshot<int>();
+  EXPECT_FALSE(rx.try_recv().has_value());
+  EXPECT_FALSE(std::move(tx).send(3).has_value());
+  auto r = rx.try_recv();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->value(), 3);
+}
+
+TEST(Oneshot, CancelledReceiveKeepsTheValue) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  const int got = rt.block_on([]() -> task<int> {
+    auto [tx, rx] = oneshot<int>();
+    // The first wait times out (and is cancelled); the value sent after it
+    // is still there for the second wait.
+    auto first = co_await timeout(1ms, [](oneshot_receiver<int>& r) -> task<result<int, closed>> {
+      co_return co_await r;
+    }(rx));
+    EXPECT_FALSE(first.has_value());
+    EXPECT_FALSE(std::move(tx).send(9).has_value());
+    auto second = co_await rx;
+    co_return second.value();
+  }());
+  EXPECT_EQ(got, 9);
+}
+
+}  // namespace
+}  // namespace lanes
