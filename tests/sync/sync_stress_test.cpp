@@ -18,6 +18,7 @@
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/notify.hpp>
 #include <lanes/sync/oneshot.hpp>
+#include <lanes/sync/semaphore.hpp>
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define LANES_SANITIZED 1
@@ -177,6 +178,50 @@ TEST(SyncStress, NotifyOneIsNeverSwallowedByCancelledWaiters) {
     // still holds, since there are then more waiters than notifications.)
     EXPECT_EQ(completed.load() + (permit_left ? 1 : 0), waiters - aborted) << "round " << round;
   }
+}
+
+TEST(SyncStress, SemaphorePermitsAreConservedUnderRandomCancellation) {
+  constexpr std::size_t capacity = 5;
+  const int tasks = 4000 / scale;
+  auto rt = runtime::multi_thread().worker_threads(3).build();
+  semaphore sem(capacity);
+  std::atomic<long> in_use{0};
+  std::atomic<long> worst{0};
+  std::atomic<int> acquired{0};
+  rt.block_on([](semaphore& sem, int tasks, std::atomic<long>& in_use, std::atomic<long>& worst,
+                 std::atomic<int>& acquired) -> task<void> {
+    std::mt19937 rng(3);
+    std::vector<join_handle<void>> hs;
+    for (int i = 0; i < tasks; ++i) {
+      const auto n = static_cast<std::size_t>(1 + rng() % 3);
+      const auto patience = std::chrono::microseconds(rng() % 300);
+      hs.push_back(spawn([](semaphore& sem, std::size_t n, std::chrono::microseconds patience,
+                            std::atomic<long>& in_use, std::atomic<long>& worst,
+                            std::atomic<int>& acquired) -> task<void> {
+        auto got = co_await timeout(patience, sem.acquire(n));
+        if (!got.has_value() || !got.value().has_value()) co_return;  // gave up: must have lost nothing
+        auto permit = std::move(got.value().value());
+        acquired.fetch_add(1);
+        const long now = in_use.fetch_add(static_cast<long>(n)) + static_cast<long>(n);
+        long seen = worst.load();
+        while (now > seen && !worst.compare_exchange_weak(seen, now)) {
+        }
+        co_await yield_now();
+        in_use.fetch_sub(static_cast<long>(n));
+      }(sem, n, patience, in_use, worst, acquired)));
+      if (rng() % 5 == 0) hs[rng() % hs.size()].abort();  // cancel at a random point
+      if (i % 50 == 0) co_await yield_now();
+    }
+    for (auto& h : hs) {
+      try {
+        co_await h;
+      } catch (const task_cancelled&) {
+      }
+    }
+  }(sem, tasks, in_use, worst, acquired));
+  EXPECT_LE(worst.load(), static_cast<long>(capacity));
+  EXPECT_GT(acquired.load(), 0);
+  EXPECT_EQ(sem.available(), capacity);  // every permit came back
 }
 
 }  // namespace

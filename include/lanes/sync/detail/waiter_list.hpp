@@ -6,6 +6,8 @@
 // soon as it is resumed.
 #pragma once
 
+#include <cstddef>
+
 #include <lanes/io/detail/task_header.hpp>
 
 namespace lanes::detail {
@@ -17,11 +19,14 @@ struct waiter_node {
   bool linked = false;
   bool notified = false;   // unlinked by a notifier (as opposed to by its own awaiter)
   bool broadcast = false;  // ... by a notify-all style notifier
+  bool refused = false;    // ... because the primitive was closed
+  std::size_t amount = 0;  // what the waiter asks for (permits), for primitives that count
 };
 
 class waiter_list {
  public:
   bool empty() const noexcept { return head_ == nullptr; }
+  waiter_node* front() const noexcept { return head_; }
 
   void push_back(waiter_node& node) noexcept {
     node.prev = tail_;
@@ -35,6 +40,7 @@ class waiter_list {
     node.linked = true;
     node.notified = false;
     node.broadcast = false;
+    node.refused = false;
   }
 
   void remove(waiter_node& node) noexcept {
