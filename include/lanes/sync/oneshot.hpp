@@ -71,18 +71,16 @@ class oneshot_sender {
   // Delivers `value` (or, with nullopt, the news that none will come).
   std::optional<T> finish(std::optional<T> value) {
     if (!state_) return value;
+    // The state is released only after its mutex is: this may be the last reference.
+    const auto state = std::move(state_);
     detail::waker to_wake;
     {
-      std::lock_guard lock(state_->mutex);
-      if (state_->receiver_gone) {
-        state_.reset();
-        return value;
-      }
-      if (value) state_->value.emplace(std::move(*value));
-      state_->sender_done = true;
-      to_wake = std::move(state_->waiter);
+      std::lock_guard lock(state->mutex);
+      if (state->receiver_gone) return value;
+      if (value) state->value.emplace(std::move(*value));
+      state->sender_done = true;
+      to_wake = std::move(state->waiter);
     }
-    state_.reset();
     if (to_wake) std::move(to_wake).wake();
     return std::nullopt;
   }
