@@ -17,6 +17,7 @@
 #include <lanes/io/timeout.hpp>
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/notify.hpp>
+#include <lanes/sync/mpsc.hpp>
 #include <lanes/sync/oneshot.hpp>
 #include <lanes/sync/semaphore.hpp>
 
@@ -222,6 +223,54 @@ TEST(SyncStress, SemaphorePermitsAreConservedUnderRandomCancellation) {
   EXPECT_LE(worst.load(), static_cast<long>(capacity));
   EXPECT_GT(acquired.load(), 0);
   EXPECT_EQ(sem.available(), capacity);  // every permit came back
+}
+
+TEST(SyncStress, MpscMessagesAreConservedUnderRandomCancellation) {
+  // Producers send numbered messages through a small bounded channel, each
+  // send under a random deadline; the consumer receives under random
+  // deadlines too. A send that timed out must never arrive; one that
+  // completed must arrive exactly once.
+  const int producers = 4;
+  const int per_producer = 3000 / scale;
+  auto rt = runtime::multi_thread().worker_threads(3).build();
+  std::vector<std::atomic<int>> sent(static_cast<std::size_t>(producers * per_producer));
+  std::vector<std::atomic<int>> arrived(static_cast<std::size_t>(producers * per_producer));
+  rt.block_on([](int producers, int per_producer, std::vector<std::atomic<int>>& sent,
+                 std::vector<std::atomic<int>>& arrived) -> task<void> {
+    auto [tx, rx] = mpsc_bounded<int>(4);
+    std::vector<join_handle<void>> hs;
+    for (int p = 0; p < producers; ++p) {
+      hs.push_back(spawn([](mpsc_sender<int> tx, int p, int n, std::vector<std::atomic<int>>& sent) -> task<void> {
+        std::mt19937 rng(static_cast<unsigned>(p));
+        for (int i = 0; i < n; ++i) {
+          const int id = p * n + i;
+          auto r = co_await timeout(std::chrono::microseconds(rng() % 100),
+                                    [](mpsc_sender<int>& tx, int id) -> task<bool> {
+                                      co_return !(co_await tx.send(id)).has_value();
+                                    }(tx, id));
+          if (r.has_value() && r.value()) sent[static_cast<std::size_t>(id)].store(1);
+        }
+      }(tx, p, per_producer, sent)));
+    }
+    { auto mine = std::move(tx); }  // only the producers' copies remain
+    std::mt19937 rng(99);
+    for (;;) {
+      auto r = co_await timeout(std::chrono::microseconds(rng() % 200), [](mpsc_receiver<int>& rx)
+                                                                            -> task<result<int, closed>> {
+        co_return co_await rx.recv();
+      }(rx));
+      if (!r.has_value()) continue;  // this receive timed out: nothing may have been taken
+      if (!r.value().has_value()) break;  // closed and drained
+      arrived[static_cast<std::size_t>(r.value().value())].fetch_add(1);
+    }
+    for (auto& h : hs) co_await h;
+  }(producers, per_producer, sent, arrived));
+  int delivered = 0;
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ(arrived[i].load(), sent[i].load()) << "message " << i;
+    delivered += arrived[i].load();
+  }
+  EXPECT_GT(delivered, 0);
 }
 
 }  // namespace

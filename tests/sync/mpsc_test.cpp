@@ -1,0 +1,107 @@
+// mpsc: order, back-pressure, closing from either side, try_send/try_recv.
+#include <lanes/sync/mpsc.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/timeout.hpp>
+#include <lanes/io/yield.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(Mpsc, DeliversInOrderAndClosesWhenSendersAreGone) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  auto [tx, rx] = mpsc_unbounded<int>();
+  const auto got = rt.block_on([](mpsc_sender<int> tx, mpsc_receiver<int> rx) -> task<std::vector<int>> {
+    auto producer = spawn([](mpsc_sender<int> tx) -> task<void> {
+      for (int i = 0; i < 1000; ++i) EXPECT_FALSE(co_await tx.send(i));
+    }(std::move(tx)));
+    std::vector<int> got;
+    for (;;) {
+      auto m = co_await rx.recv();
+      if (!m) break;  // closed: the producer's sender is gone
+      got.push_back(*m);
+    }
+    co_await producer;
+    co_return got;
+  }(std::move(tx), std::move(rx)));
+  ASSERT_EQ(got.size(), 1000U);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(got[static_cast<std::size_t>(i)], i);
+}
+
+TEST(Mpsc, BoundedSendWaitsForRoom) {
+  auto rt = runtime::current_thread().build();
+  auto [tx, rx] = mpsc_bounded<int>(2);
+  rt.block_on([](mpsc_sender<int>& tx, mpsc_receiver<int>& rx) -> task<void> {
+    EXPECT_TRUE(tx.try_send(1).has_value());
+    EXPECT_TRUE(tx.try_send(2).has_value());
+    auto full = tx.try_send(3);
+    EXPECT_FALSE(full.has_value());
+    if (!full.has_value()) {
+      EXPECT_EQ(full.error().why, try_send_error<int>::reason::full);
+      EXPECT_EQ(full.error().value, 3);
+    }
+    auto blocked = spawn([](mpsc_sender<int>& tx) -> task<void> { EXPECT_FALSE(co_await tx.send(3)); }(tx));
+    co_await sleep(1ms);
+    EXPECT_FALSE(blocked.is_finished());  // no room
+    EXPECT_EQ((co_await rx.recv()).value(), 1);
+    co_await blocked;  // room made: it sent
+    EXPECT_EQ((co_await rx.recv()).value(), 2);
+    EXPECT_EQ((co_await rx.recv()).value(), 3);
+  }(tx, rx));
+}
+
+TEST(Mpsc, ReceiverGoneHandsValuesBack) {
+  auto rt = runtime::current_thread().build();
+  auto [tx, rx] = mpsc_bounded<std::string>(1);
+  rt.block_on([](mpsc_sender<std::string>& tx, mpsc_receiver<std::string> rx) -> task<void> {
+    EXPECT_FALSE(co_await tx.send("queued"));
+    auto waiting = spawn([](mpsc_sender<std::string>& tx) -> task<std::optional<std::string>> {
+      co_return co_await tx.send("waiting");
+    }(tx));
+    co_await yield_now();
+    { auto gone = std::move(rx); }
+    auto back = co_await waiting;
+    EXPECT_EQ(back.value_or("nothing"), "waiting");
+    auto again = co_await tx.send("late");
+    EXPECT_TRUE(again.has_value());
+    EXPECT_TRUE(tx.is_closed());
+  }(tx, std::move(rx)));
+}
+
+TEST(Mpsc, TryRecvAndSendersFromPlainThreads) {
+  auto [tx, rx] = mpsc_unbounded<int>();
+  EXPECT_FALSE(rx.try_recv().has_value());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([tx = tx, t]() mutable {
+      for (int i = 0; i < 100; ++i) EXPECT_TRUE(tx.try_send(t * 100 + i).has_value());
+    });
+  }
+  for (auto& th : threads) th.join();
+  { auto last = std::move(tx); }
+  long sum = 0;
+  int n = 0;
+  for (;;) {
+    auto m = rx.try_recv();
+    ASSERT_TRUE(m.has_value());
+    if (!m->has_value()) break;  // closed and drained
+    sum += m->value();
+    ++n;
+  }
+  EXPECT_EQ(n, 400);
+  EXPECT_EQ(sum, 399L * 400 / 2);
+}
+
+TEST(Mpsc, ZeroCapacityIsRejected) { EXPECT_THROW(mpsc_bounded<int>(0), std::invalid_argument); }
+
+}  // namespace
+}  // namespace lanes
