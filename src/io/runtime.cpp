@@ -46,12 +46,42 @@ runtime_builder& runtime_builder::on_stall(stall_sink sink) {
   return *this;
 }
 
+runtime_builder& runtime_builder::blocking_threads(unsigned n) {
+  if (n == 0) throw config_error("runtime_builder::blocking_threads(0): the blocking lane needs at least one thread");
+  if (n > max_blocking_threads) {
+    throw config_error("runtime_builder::blocking_threads(" + std::to_string(n) + "): larger than " +
+                       std::to_string(max_blocking_threads));
+  }
+  blocking_threads_ = n;
+  return *this;
+}
+
+runtime_builder& runtime_builder::blocking_keep_alive(std::chrono::milliseconds d) {
+  if (d.count() <= 0) throw config_error("runtime_builder::blocking_keep_alive: must be positive");
+  blocking_keep_alive_ = d;
+  return *this;
+}
+
+runtime_builder& runtime_builder::blocking_shutdown_timeout(std::chrono::milliseconds d) {
+  if (d.count() < 0) throw config_error("runtime_builder::blocking_shutdown_timeout: must not be negative");
+  blocking_shutdown_timeout_ = d;
+  return *this;
+}
+
 runtime runtime_builder::build() const {
   detail::scheduler_options options;
   options.current_thread = flavor_ == flavor::current_thread;
-  if (!options.current_thread) {
-    options.workers = workers_ ? *workers_ : (budget_ ? *budget_ : budget::detect()).io_threads.value;
-  }
+  // The budget is read only when a number is not given.
+  std::optional<lanes::budget> detected;
+  const auto the_budget = [&]() -> const lanes::budget& {
+    if (budget_) return *budget_;
+    if (!detected) detected = budget::detect();
+    return *detected;
+  };
+  if (!options.current_thread) options.workers = workers_ ? *workers_ : the_budget().io_threads.value;
+  options.blocking.max_threads = blocking_threads_ ? *blocking_threads_ : the_budget().blocking_max.value;
+  options.blocking.keep_alive = blocking_keep_alive_;
+  options.blocking.shutdown_timeout = blocking_shutdown_timeout_;
   options.thread_name = thread_name_;
   options.on_unhandled = handler_;
   // The builder wins over the environment; a bad LANES_STALL_MS is an error either way.
@@ -83,5 +113,6 @@ void runtime::check_block_on_allowed() const {
 
 unsigned runtime::worker_count() const noexcept { return scheduler_->worker_count(); }
 runtime_metrics runtime::metrics() const { return scheduler_->metrics(); }
+blocking_pool& runtime::blocking() { return scheduler_->blocking(); }
 
 }  // namespace lanes

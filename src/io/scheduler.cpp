@@ -72,8 +72,10 @@ scheduler::scheduler(scheduler_options options)
     : current_thread_(options.current_thread),
       thread_name_(std::move(options.thread_name)),
       handler_(std::move(options.on_unhandled)),
+
       idle_(options.workers),
       epoch_ns_(monotonic_ns()) {
+  blocking_options_ = std::move(options.blocking);
   workers_.reserve(options.workers);
   std::vector<const poll_slot*> slots;
   for (unsigned i = 0; i < options.workers; ++i) {
@@ -132,6 +134,9 @@ void scheduler::shutdown() noexcept {
   // 5. Failures still waiting for their join_handle: report them to stderr
   //    when the handle goes, since this runtime's handler will be gone.
   orphan_unobserved_errors(this);
+  // 6. The blocking lane: queued jobs are dropped, running ones waited for
+  //    (up to the shutdown timeout, then reported).
+  if (blocking_) blocking_->shutdown();
 }
 
 // --- scheduling -------------------------------------------------------------
@@ -194,6 +199,13 @@ void scheduler::notify_parked() noexcept {
   // Called after the push: see the invariant in idle.hpp.
   if (const auto sleeper = idle_.claim_sleeper_for_work()) unpark(*sleeper);
 }
+
+blocking_pool& scheduler::blocking() {
+  std::call_once(blocking_once_, [this] { blocking_ = std::make_unique<blocking_pool>(blocking_options_); });
+  return *blocking_;
+}
+
+blocking_pool& blocking_pool_of(scheduler& owner) { return owner.blocking(); }
 
 void scheduler::nudge_timers() noexcept {
   // A worker is stuck in a poll: make sure somebody watches the timers.
@@ -575,6 +587,7 @@ runtime_metrics scheduler::metrics() const {
   m.timers_pending = timers_pending_.load(std::memory_order_relaxed);
   m.unhandled_exceptions = unhandled_.load(std::memory_order_relaxed);
   m.stalls_detected = stall_monitor_ ? stall_monitor_->stalls() : 0;
+  if (blocking_) m.blocking = blocking_->metrics();
   return m;
 }
 

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include <lanes/blocking/blocking_pool.hpp>
 #include <lanes/io/metrics.hpp>
 #include <lanes/io/runtime.hpp>
 
@@ -72,6 +73,7 @@ struct scheduler_options {
   unhandled_exception_handler on_unhandled;
   std::chrono::nanoseconds stall_threshold{0};  // 0: no stall detector
   stall_sink on_stall;
+  blocking_pool::options blocking;
 };
 
 class scheduler {
@@ -116,6 +118,10 @@ class scheduler {
   void notify_parked() noexcept;
   void unpark(unsigned worker_index) noexcept;
   void nudge_timers() noexcept;
+ public:
+  blocking_pool& blocking();
+
+ private:
   bool any_work() const noexcept;
   bool stop_requested(task_header* until) const noexcept;
   std::uint64_t tick_of(std::uint64_t ns) const noexcept;
@@ -155,6 +161,9 @@ class scheduler {
   std::atomic<bool> shutdown_{false};
   std::atomic<bool> closed_{false};  // after shutdown: nothing is queued any more
   std::mutex block_on_mutex_;        // current-thread: one block_on at a time
+  blocking_pool::options blocking_options_;
+  std::once_flag blocking_once_;
+  std::unique_ptr<blocking_pool> blocking_;
   std::unique_ptr<stall_monitor> stall_monitor_;  // last: stopped first
 };
 

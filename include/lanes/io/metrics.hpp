@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <lanes/blocking/metrics.hpp>
+
 namespace lanes {
 
 struct worker_metrics {
@@ -25,6 +27,7 @@ struct runtime_metrics {
   std::uint64_t timers_pending = 0;
   std::uint64_t unhandled_exceptions = 0;  // failures of detached tasks
   std::uint64_t stalls_detected = 0;       // by the stall detector, when it is on
+  blocking_pool_metrics blocking;          // the runtime's blocking lane (zeros until first used)
 };
 
 }  // namespace lanes

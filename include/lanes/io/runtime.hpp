@@ -19,6 +19,7 @@
 #include <lanes/source_location.hpp>
 #include <string>
 
+#include <lanes/blocking/blocking_pool.hpp>
 #include <lanes/budget.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/join_handle.hpp>
@@ -58,6 +59,14 @@ class runtime_builder {
   runtime_builder& stall_detector(std::chrono::milliseconds threshold);
   // Where stall reports go. Default: one line on stderr.
   runtime_builder& on_stall(stall_sink sink);
+  // The blocking lane: at most `n` threads. Default: the budget's
+  // blocking_max (512; env LANES_BLOCKING_MAX). 0 is a config_error.
+  runtime_builder& blocking_threads(unsigned n);
+  // An idle blocking thread retires after this. Default: 10 s.
+  runtime_builder& blocking_keep_alive(std::chrono::milliseconds d);
+  // On shutdown, wait this long for running blocking jobs, then report the
+  // ones still running and leave them. Default: wait for all of them.
+  runtime_builder& blocking_shutdown_timeout(std::chrono::milliseconds d);
 
   runtime build() const;
 
@@ -70,6 +79,9 @@ class runtime_builder {
   unhandled_exception_handler handler_;
   std::optional<std::chrono::milliseconds> stall_threshold_;
   stall_sink stall_sink_;
+  std::optional<unsigned> blocking_threads_;
+  std::chrono::milliseconds blocking_keep_alive_{10'000};
+  std::optional<std::chrono::milliseconds> blocking_shutdown_timeout_;
 };
 
 class runtime {
@@ -102,6 +114,8 @@ class runtime {
 
   unsigned worker_count() const noexcept;
   runtime_metrics metrics() const;
+  // The runtime's blocking lane, for submitting from outside a task.
+  blocking_pool& blocking();
 
   template <class T>
   static join_handle<T> spawn_on(detail::scheduler& s, task<T> t, const char* name, lanes::source_location where) {

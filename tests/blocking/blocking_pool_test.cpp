@@ -1,0 +1,102 @@
+// The blocking pool itself: the cap, idle retirement, thread names, and a
+// shutdown that reports what is still running.
+#include <lanes/blocking/blocking_pool.hpp>
+
+#include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include <lanes/blocking/spawn_blocking.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+void wait_until(const std::function<bool()>& done, std::chrono::milliseconds limit = 5000ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(1ms);
+}
+
+TEST(BlockingPool, ABurstRespectsTheCapAndQueues) {
+  blocking_pool pool({.max_threads = 8, .keep_alive = 10'000ms, .thread_name = "lanes-blocking", .shutdown_timeout = {}});
+  std::atomic<int> done{0};
+  std::atomic<std::uint64_t> deepest{0};
+  for (int i = 0; i < 10'000; ++i) {
+    ASSERT_TRUE(pool.submit(detail::blocking_job([&done] { done.fetch_add(1); }, "tiny", source_location::current())));
+    const auto depth = pool.metrics().queue_depth;
+    if (depth > deepest.load()) deepest.store(depth);
+  }
+  wait_until([&] { return pool.metrics().jobs_completed == 10'000; });  // counted after each job returns
+  EXPECT_EQ(done.load(), 10'000);
+  const auto m = pool.metrics();
+  EXPECT_LE(m.threads_peak, 8U);
+  EXPECT_GE(m.threads_peak, 1U);
+  EXPECT_GT(deepest.load(), 0U);  // more jobs than threads: they queued
+  EXPECT_EQ(m.jobs_completed, 10'000U);
+}
+
+TEST(BlockingPool, IdleThreadsRetire) {
+  blocking_pool pool({.max_threads = 4, .keep_alive = 20ms, .thread_name = "lanes-blocking", .shutdown_timeout = {}});
+  std::atomic<int> done{0};
+  for (int i = 0; i < 4; ++i) {
+    pool.submit(detail::blocking_job(
+        [&done] {
+          std::this_thread::sleep_for(5ms);
+          done.fetch_add(1);
+        },
+        nullptr, source_location::current()));
+  }
+  wait_until([&] { return done.load() == 4; });
+  EXPECT_GE(pool.metrics().threads_peak, 1U);
+  wait_until([&] { return pool.metrics().threads == 0; });
+  EXPECT_EQ(pool.metrics().threads, 0U);
+}
+
+TEST(BlockingPool, ThreadsAreNamed) {
+  blocking_pool pool({.max_threads = 2, .keep_alive = 1000ms, .thread_name = "lanes-blocking", .shutdown_timeout = {}});
+  std::string name;
+  std::atomic<bool> done{false};
+  pool.submit(detail::blocking_job(
+      [&] {
+        char buffer[32] = {};
+        pthread_getname_np(pthread_self(), buffer, sizeof buffer);
+        name = buffer;
+        done.store(true);
+      },
+      nullptr, source_location::current()));
+  wait_until([&] { return done.load(); });
+  EXPECT_EQ(name.rfind("lanes-blocking-", 0), 0U) << name;
+}
+
+TEST(BlockingPool, ShutdownReportsJobsStillRunning) {
+  std::atomic<bool> finished{false};
+  {
+    blocking_pool pool({.max_threads = 2, .keep_alive = 1000ms, .thread_name = "lanes-blocking",
+                        .shutdown_timeout = 20ms});
+    std::atomic<bool> started{false};
+    pool.submit(detail::blocking_job(
+        [&] {
+          started.store(true);
+          std::this_thread::sleep_for(200ms);
+          finished.store(true);
+        },
+        "slow_call", source_location::current()));
+    wait_until([&] { return started.load(); });
+    const auto stuck = pool.shutdown();
+    ASSERT_EQ(stuck.size(), 1U);
+    EXPECT_STREQ(stuck[0].name, "slow_call");
+    EXPECT_NE(std::string(stuck[0].spawned_at.file_name()).find("blocking_pool_test.cpp"), std::string::npos);
+    EXPECT_FALSE(pool.submit(detail::blocking_job([] {}, nullptr, source_location::current())));
+  }  // the pool is gone; its detached thread still finishes its job
+  wait_until([&] { return finished.load(); });
+  EXPECT_TRUE(finished.load());
+  std::this_thread::sleep_for(5ms);  // let the thread leave the pool's code
+}
+
+}  // namespace
+}  // namespace lanes
