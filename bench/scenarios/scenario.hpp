@@ -30,6 +30,7 @@ int run_s4(const options& opts);
 int run_s5(const options& opts);
 int run_s6(const options& opts);
 int run_timer_latency(const options& opts);
+int run_sync(const options& opts);
 
 // Runs `work` in a forked child so that memory and threads of one side
 // cannot colour the other's; returns the numbers it produced.
