@@ -18,8 +18,10 @@
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/notify.hpp>
 #include <lanes/sync/mpsc.hpp>
+#include <lanes/sync/mutex.hpp>
 #include <lanes/sync/oneshot.hpp>
 #include <lanes/sync/semaphore.hpp>
+#include <lanes/sync/watch.hpp>
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 #define LANES_SANITIZED 1
@@ -271,6 +273,80 @@ TEST(SyncStress, MpscMessagesAreConservedUnderRandomCancellation) {
     delivered += arrived[i].load();
   }
   EXPECT_GT(delivered, 0);
+}
+
+TEST(SyncStress, WatchReceiversSeeOnlyNewerValuesAndTheLastOneDespiteCancellation) {
+  const int values = 5000 / scale;
+  constexpr int receivers = 6;
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  auto [tx, rx] = watch<int>(0);
+  std::atomic<int> saw_last{0};
+  std::thread sender([tx = std::move(tx), values]() mutable {
+    for (int v = 1; v <= values; ++v) {
+      tx.send(v);
+      if (v % 100 == 0) std::this_thread::yield();
+    }
+  });  // the sender is dropped when the thread ends: receivers then see closed
+  rt.block_on([](watch_receiver<int> rx, int values, std::atomic<int>& saw_last) -> task<void> {
+    std::vector<join_handle<void>> hs;
+    for (int r = 0; r < receivers; ++r) {
+      hs.push_back(spawn([](watch_receiver<int> rx, int values, unsigned seed, std::atomic<int>& saw_last)
+                             -> task<void> {
+        std::mt19937 rng(seed);
+        int last = -1;
+        for (;;) {
+          auto changed = co_await timeout(std::chrono::microseconds(rng() % 50),
+                                          [](watch_receiver<int>& rx) -> task<result<void, closed>> {
+                                            co_return co_await rx.changed();
+                                          }(rx));
+          if (!changed.has_value()) continue;      // cancelled wait: the change is still pending
+          if (!changed.value().has_value()) break;  // closed
+          const int v = rx.borrow_and_update();
+          EXPECT_GT(v, last);
+          last = v;
+        }
+        if (last == values) saw_last.fetch_add(1);
+      }(rx, values, static_cast<unsigned>(r), saw_last)));
+    }
+    for (auto& h : hs) co_await h;
+  }(std::move(rx), values, saw_last));
+  sender.join();
+  EXPECT_EQ(saw_last.load(), receivers);
+}
+
+TEST(SyncStress, MutexStaysExclusiveWhenLockersAreCancelled) {
+  const int tasks = 2000 / scale;
+  auto rt = runtime::multi_thread().worker_threads(3).build();
+  mutex m;
+  std::atomic<int> inside{0};
+  std::atomic<int> violations{0};
+  std::atomic<int> entered{0};
+  rt.block_on([](mutex& m, int tasks, std::atomic<int>& inside, std::atomic<int>& violations,
+                 std::atomic<int>& entered) -> task<void> {
+    std::mt19937 rng(17);
+    std::vector<join_handle<void>> hs;
+    for (int i = 0; i < tasks; ++i) {
+      hs.push_back(spawn([](mutex& m, std::chrono::microseconds patience, std::atomic<int>& inside,
+                            std::atomic<int>& violations, std::atomic<int>& entered) -> task<void> {
+        auto g = co_await timeout(patience, m.lock());
+        if (!g.has_value()) co_return;
+        if (inside.fetch_add(1) != 0) violations.fetch_add(1);
+        entered.fetch_add(1);
+        co_await yield_now();  // hold it across a suspension
+        inside.fetch_sub(1);
+      }(m, std::chrono::microseconds(rng() % 200), inside, violations, entered)));
+      if (rng() % 6 == 0) hs[rng() % hs.size()].abort();
+    }
+    for (auto& h : hs) {
+      try {
+        co_await h;
+      } catch (const task_cancelled&) {
+      }
+    }
+  }(m, tasks, inside, violations, entered));
+  EXPECT_EQ(violations.load(), 0);
+  EXPECT_GT(entered.load(), 0);
+  EXPECT_TRUE(m.try_lock().has_value());  // nothing left holding it
 }
 
 }  // namespace
