@@ -270,7 +270,13 @@ int run_sync(const options& opts) {
   const int burst = opts.quick ? 1'000 : 10'000;
   const unsigned cap = budget::detect().blocking_max.value;
 
-  const auto iso = [](auto f) { return run_isolated([&] { return std::vector<double>{f()}; })[0]; };
+  const int rounds = opts.quick ? 1 : 3;
+  // Each figure: the median of `rounds` runs, each in its own process.
+  const auto iso = [rounds](auto f) {
+    std::vector<double> runs;
+    for (int r = 0; r < rounds; ++r) runs.push_back(run_isolated([&] { return std::vector<double>{f()}; })[0]);
+    return median(runs);
+  };
   const double lh = iso([&] { return lanes_handoff_ns(handoffs); });
   const double ah = iso([&] { return asio_handoff_ns(handoffs); });
   const double lm1 = iso([&] { return lanes_mpsc_msgs_per_s(1, messages); });
@@ -286,7 +292,7 @@ int run_sync(const options& opts) {
   const auto burst_result = run_isolated([&] { return lanes_blocking_burst(burst); });
 
   if (!opts.json) {
-    std::printf("sync: lanes against the nearest plain Asio construction\n");
+    std::printf("sync: lanes against the nearest plain Asio construction, median of %d runs\n", rounds);
     std::printf("  %-44s %12s %12s %8s\n", "", "lanes", "asio", "ratio");
     std::printf("  %-44s %12.0f %12.0f %8.2f\n", "thread -> io task handoff, median ns", lh, ah, lh / ah);
     std::printf("  %-44s %12.0f %12.0f %8.2f\n", "mpsc, 1 producer, msgs/s", lm1, am1, lm1 / am1);
@@ -300,6 +306,7 @@ int run_sync(const options& opts) {
   tool::json_writer json;
   json.begin_object()
       .field("scenario", "sync")
+      .field("runs", static_cast<unsigned>(rounds))
       .field("lanes_handoff_ns", lh)
       .field("asio_handoff_ns", ah)
       .field("lanes_mpsc_1p_msgs_per_s", lm1)
