@@ -57,19 +57,23 @@ TEST(SpawnBlocking, OutsideATaskIsAnError) { EXPECT_THROW((void)spawn_blocking([
 
 TEST(SpawnBlocking, JobsQueuedAtShutdownAreCancelledNotLost) {
   std::atomic<int> ran{0};
+  std::atomic<int> started{0};  // outlives the runtime: jobs may start until it shuts down
   std::vector<blocking_handle<void>> handles;
   {
     auto rt = runtime::multi_thread().worker_threads(1).blocking_threads(1).build();
-    handles = rt.block_on([](std::atomic<int>& ran) -> task<std::vector<blocking_handle<void>>> {
+    handles = rt.block_on([](std::atomic<int>& ran, std::atomic<int>& started)
+                              -> task<std::vector<blocking_handle<void>>> {
       std::vector<blocking_handle<void>> hs;
       for (int i = 0; i < 5; ++i) {
-        hs.push_back(spawn_blocking([&ran] {
+        hs.push_back(spawn_blocking([&ran, &started] {
+          started.fetch_add(1);
           std::this_thread::sleep_for(20ms);
           ran.fetch_add(1);
         }));
       }
+      while (started.load() == 0) co_await sleep(100us);  // the first job is running: shut down now
       co_return hs;
-    }(ran));
+    }(ran, started));
   }  // shutdown: the running job finishes, the queued ones are dropped
   const int finished = ran.load();
   EXPECT_GE(finished, 1);

@@ -205,12 +205,19 @@ TEST(SyncStress, SemaphorePermitsAreConservedUnderRandomCancellation) {
         if (!got.has_value() || !got.value().has_value()) co_return;  // gave up: must have lost nothing
         auto permit = std::move(got.value().value());
         acquired.fetch_add(1);
+        // Counted while held, uncounted before the permit goes back, even
+        // when this task is aborted at the yield (the frame is destroyed:
+        // `held` is destroyed before `permit`, declared earlier).
+        struct holding {
+          std::atomic<long>& in_use;
+          long n;
+          ~holding() { in_use.fetch_sub(n); }
+        } held{in_use, static_cast<long>(n)};
         const long now = in_use.fetch_add(static_cast<long>(n)) + static_cast<long>(n);
         long seen = worst.load();
         while (now > seen && !worst.compare_exchange_weak(seen, now)) {
         }
         co_await yield_now();
-        in_use.fetch_sub(static_cast<long>(n));
       }(sem, n, patience, in_use, worst, acquired)));
       if (rng() % 5 == 0) hs[rng() % hs.size()].abort();  // cancel at a random point
       if (i % 50 == 0) co_await yield_now();
@@ -331,9 +338,12 @@ TEST(SyncStress, MutexStaysExclusiveWhenLockersAreCancelled) {
         auto g = co_await timeout(patience, m.lock());
         if (!g.has_value()) co_return;
         if (inside.fetch_add(1) != 0) violations.fetch_add(1);
+        struct leaving {  // runs before the guard unlocks, even if aborted at the yield
+          std::atomic<int>& inside;
+          ~leaving() { inside.fetch_sub(1); }
+        } leave{inside};
         entered.fetch_add(1);
         co_await yield_now();  // hold it across a suspension
-        inside.fetch_sub(1);
       }(m, std::chrono::microseconds(rng() % 200), inside, violations, entered)));
       if (rng() % 6 == 0) hs[rng() % hs.size()].abort();
     }
