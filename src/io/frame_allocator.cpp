@@ -3,16 +3,7 @@
 #include <array>
 #include <new>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LANES_FRAME_CACHE 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LANES_FRAME_CACHE 0
-#endif
-#endif
-#ifndef LANES_FRAME_CACHE
-#define LANES_FRAME_CACHE 1
-#endif
+#include "sanitized_build.hpp"
 
 namespace lanes::detail {
 
@@ -66,11 +57,11 @@ std::size_t class_of(std::size_t size) noexcept { return (size + step - 1) / ste
 
 }  // namespace
 
-bool frame_cache_enabled() noexcept { return LANES_FRAME_CACHE != 0; }
+bool frame_cache_enabled() noexcept { return !sanitized_build; }
 
 void* allocate_frame(std::size_t size) {
   const std::size_t c = class_of(size);
-  if constexpr (LANES_FRAME_CACHE) {
+  if constexpr (!sanitized_build) {
     if (c < classes) {
       if (void* b = cache.pop(c)) return b;
     }
@@ -80,7 +71,7 @@ void* allocate_frame(std::size_t size) {
 
 void free_frame(void* block, std::size_t size) noexcept {
   const std::size_t c = class_of(size);
-  if constexpr (LANES_FRAME_CACHE) {
+  if constexpr (!sanitized_build) {
     if (c < classes && cache.push(c, block)) return;
   }
   ::operator delete(block);

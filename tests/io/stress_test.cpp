@@ -17,24 +17,14 @@
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/yield.hpp>
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define LANES_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define LANES_SANITIZED 1
-#endif
-#endif
+#include "sanitized_build.hpp"
 
 namespace lanes {
 namespace {
 
 using namespace std::chrono_literals;
 
-#ifdef LANES_SANITIZED
-constexpr int scale = 10;
-#else
-constexpr int scale = 1;
-#endif
+constexpr int scale = detail::stress_divisor;
 
 task<void> bump(std::atomic<long>& counter) {
   counter.fetch_add(1, std::memory_order_relaxed);

@@ -23,24 +23,14 @@
 #include <lanes/sync/semaphore.hpp>
 #include <lanes/sync/watch.hpp>
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define LANES_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define LANES_SANITIZED 1
-#endif
-#endif
+#include "sanitized_build.hpp"
 
 namespace lanes {
 namespace {
 
 using namespace std::chrono_literals;
 
-#ifdef LANES_SANITIZED
-constexpr int scale = 10;
-#else
-constexpr int scale = 1;
-#endif
+constexpr int scale = detail::stress_divisor;
 
 enum class fate : int { none = 0, sent_ok, sent_refused, dropped };
 
