@@ -170,6 +170,9 @@ class asio_semaphore {
     waiting_.push_back(&wait);
     boost::system::error_code ec;
     co_await wait.async_wait(asio::redirect_error(asio::use_awaitable, ec));  // cancelled: our turn
+    // Back through the strand before `wait` is destroyed: the release that
+    // cancelled it may still be inside cancel() on another thread.
+    co_await asio::post(strand_, asio::use_awaitable);
   }
   void release() {
     asio::post(strand_, [this] {

@@ -278,8 +278,8 @@ TEST(SyncStress, WatchReceiversSeeOnlyNewerValuesAndTheLastOneDespiteCancellatio
   auto rt = runtime::multi_thread().worker_threads(2).build();
   auto [tx, rx] = watch<int>(0);
   std::atomic<int> saw_last{0};
-  std::thread sender([tx = std::move(tx), values]() mutable {
-    for (int v = 1; v <= values; ++v) {
+  std::thread sender([tx = std::move(tx), count = values]() mutable {
+    for (int v = 1; v <= count; ++v) {
       tx.send(v);
       if (v % 100 == 0) std::this_thread::yield();
     }
