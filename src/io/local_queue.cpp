@@ -29,13 +29,12 @@ void local_queue::push_back(task_header* task, inject_queue& overflow) noexcept 
       overflow.push(task);
       return;
     }
-    if (push_overflow(task, real, tail, overflow)) return;
+    if (push_overflow(task, real, overflow)) return;
     // A stealer moved head between our load and the CAS: retry.
   }
 }
 
-bool local_queue::push_overflow(task_header* task, std::uint32_t head, std::uint32_t tail,
-                                inject_queue& overflow) noexcept {
+bool local_queue::push_overflow(task_header* task, std::uint32_t head, inject_queue& overflow) noexcept {
   constexpr std::uint32_t half = capacity / 2;
   // Claim the oldest half, as a stealer would, by moving both indices.
   auto expected = pack(head, head);
@@ -43,7 +42,6 @@ bool local_queue::push_overflow(task_header* task, std::uint32_t head, std::uint
                                      std::memory_order_relaxed)) {
     return false;
   }
-  (void)tail;
   // Link the claimed tasks and `task` into one batch for the global queue.
   task_header* first = slots_[head & mask].load(std::memory_order_relaxed);
   task_header* last = first;

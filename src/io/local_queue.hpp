@@ -50,7 +50,7 @@ class local_queue {
   }
   static std::uint32_t steal_of(std::uint64_t head) noexcept { return static_cast<std::uint32_t>(head >> 32); }
   static std::uint32_t real_of(std::uint64_t head) noexcept { return static_cast<std::uint32_t>(head); }
-  bool push_overflow(task_header* task, std::uint32_t head, std::uint32_t tail, inject_queue& overflow) noexcept;
+  bool push_overflow(task_header* task, std::uint32_t head, inject_queue& overflow) noexcept;
 
   alignas(64) std::atomic<std::uint64_t> head_{0};
   alignas(64) std::atomic<std::uint32_t> tail_{0};

@@ -406,17 +406,15 @@ void scheduler::park(worker& w, task_header* until) {
     return;
   }
   w.parks.fetch_add(1, std::memory_order_relaxed);
-  bool held_driver = false;
-  sleep(w, held_driver);
+  sleep(w);
   if (!idle_.remove_sleeper(w.index)) w.searching = true;  // woken on purpose: counted as searching
 }
 
-void scheduler::sleep(worker& w, bool& held_driver) {
+void scheduler::sleep(worker& w) {
   if (!driver_.lock().try_lock()) {
     w.park.sleep_on_futex();
     return;
   }
-  held_driver = true;
   w.park.enter_driver();
   if (!w.park.is_set()) {
     std::uint64_t deadline_ns = 0;
@@ -433,7 +431,7 @@ void scheduler::sleep(worker& w, bool& held_driver) {
   }
   w.park.leave_driver();
   w.park.try_consume();
-  fire_timers(&w);
+  fire_timers(w);
   driver_.lock().unlock();
   // Hand the driver on: this worker is about to run tasks, and a worker
   // sleeping on its futex would otherwise not watch the timers.
@@ -443,7 +441,7 @@ void scheduler::sleep(worker& w, bool& held_driver) {
 void scheduler::maintenance(worker& w) {
   // The worker parked in the driver fires timers itself.
   if (driver_parked_.load(std::memory_order_acquire) || timers_pending_.load(std::memory_order_acquire) == 0) return;
-  fire_timers(&w);
+  fire_timers(w);
 }
 
 // --- timers -----------------------------------------------------------------
@@ -454,19 +452,16 @@ std::uint64_t scheduler::tick_of(std::uint64_t ns) const noexcept {
 
 std::uint64_t scheduler::ns_of(std::uint64_t tick) const noexcept { return epoch_ns_ + tick * 1000; }
 
-bool scheduler::fire_timers(worker* w) {
-  std::vector<waker> local;
-  std::vector<waker>& due = w != nullptr ? w->due_timers : local;
+void scheduler::fire_timers(worker& w) {
+  std::vector<waker>& due = w.due_timers;  // reused: no allocation per firing
   const std::uint64_t now = tick_of(monotonic_ns());
   {
     std::lock_guard lock(timers_mutex_);
     timers_.advance(now, due);
     timers_pending_.store(timers_.size(), std::memory_order_release);
   }
-  const bool fired = !due.empty();
   for (auto& to_wake : due) std::move(to_wake).wake();
   due.clear();
-  return fired;
 }
 
 bool scheduler::timer_register(timer_entry& entry, std::uint64_t deadline_ns) {

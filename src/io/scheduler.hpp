@@ -99,7 +99,6 @@ class scheduler {
   void report_unhandled(std::exception_ptr error, const task_header& task) noexcept;
   runtime_metrics metrics() const;
   unsigned worker_count() const noexcept { return static_cast<unsigned>(workers_.size()); }
-  bool is_current_thread() const noexcept { return current_thread_; }
   // Failed tasks whose join_handle has not yet taken or dropped the result
   // (guarded by the error registry's mutex, see error_registry.hpp).
   task_header*& unobserved_errors() noexcept { return unobserved_head_; }
@@ -112,8 +111,8 @@ class scheduler {
   void run_one(worker& w, task_header* task) noexcept;
   void complete(task_header& task, bool remove_from_live) noexcept;
   void park(worker& w, task_header* until);
-  void sleep(worker& w, bool& held_driver);
-  bool fire_timers(worker* w);
+  void sleep(worker& w);
+  void fire_timers(worker& w);
   void maintenance(worker& w);
   void notify_parked() noexcept;
   void unpark(unsigned worker_index) noexcept;
