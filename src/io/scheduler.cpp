@@ -63,7 +63,7 @@ void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(ta
 bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline_ns) {
   return owner.timer_register(entry, deadline_ns);
 }
-void timer_cancel(scheduler& owner, timer_entry& entry) noexcept { owner.timer_cancel(entry); }
+bool timer_cancel(scheduler& owner, timer_entry& entry) noexcept { return owner.timer_cancel(entry); }
 std::uint64_t monotonic_now_ns() noexcept { return monotonic_ns(); }
 
 // --- construction and shutdown ---------------------------------------------
@@ -479,15 +479,16 @@ bool scheduler::timer_register(timer_entry& entry, std::uint64_t deadline_ns) {
   return true;
 }
 
-void scheduler::timer_cancel(timer_entry& entry) noexcept {
+bool scheduler::timer_cancel(timer_entry& entry) noexcept {
   waker dropped;
   {
     std::lock_guard lock(timers_mutex_);
-    if (!entry.linked) return;  // fired: its waker is gone already
+    if (!entry.linked) return false;  // fired: its waker is gone already
     timers_.remove(entry);
     timers_pending_.store(timers_.size(), std::memory_order_release);
     dropped = static_cast<waker&&>(entry.to_wake);
   }
+  return true;
 }
 
 // --- block_on -----------------------------------------------------------------

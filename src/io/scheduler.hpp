@@ -94,7 +94,7 @@ class scheduler {
   void wait_blocking(task_header& task);
 
   bool timer_register(timer_entry& entry, std::uint64_t deadline_ns);
-  void timer_cancel(timer_entry& entry) noexcept;
+  bool timer_cancel(timer_entry& entry) noexcept;
 
   void report_unhandled(std::exception_ptr error, const task_header& task) noexcept;
   runtime_metrics metrics() const;

@@ -31,6 +31,12 @@ TEST(SpawnBlocking, ResultsAndTypedExceptions) {
       EXPECT_STREQ(e.what(), "no such file");
     }
   }());
+  // A job is counted once its thread is done with it, which is just after
+  // the awaiting task got its result: give the count a moment to land.
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (rt.metrics().blocking.jobs_completed < 3U && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
   EXPECT_GE(rt.metrics().blocking.jobs_completed, 3U);
 }
 

@@ -9,6 +9,7 @@
 
 #include <lanes/io/interval.hpp>
 #include <lanes/io/runtime.hpp>
+#include <lanes/sync/semaphore.hpp>
 
 namespace lanes {
 namespace {
@@ -97,6 +98,72 @@ TEST_P(TimeoutBothFlavors, StaleWakeupsOfTheLoserAreIgnored) {
     co_return true;
   }());
   EXPECT_TRUE(ok);
+}
+
+TEST_P(TimeoutBothFlavors, StaleWakeupsOfAnAwaitableRacedInPlaceAreIgnored) {
+  // The same race with an awaitable, which timeout awaits in place (no
+  // child task): the inner waker and the timer share one suspension.
+  auto rt = make();
+  const bool ok = rt.block_on([]() -> task<bool> {
+    for (int i = 0; i < 300; ++i) {
+      const auto d = std::chrono::microseconds(20 + i % 40);
+      co_await timeout(d, sleep(d));
+      const auto start = clock::now();
+      co_await sleep(200us);
+      if (clock::now() - start < 200us) co_return false;
+    }
+    co_return true;
+  }());
+  EXPECT_TRUE(ok);
+}
+
+TEST_P(TimeoutBothFlavors, CancellingTheWaiterCancelsAnAwaitableAtOnce) {
+  // A task waits for a permit under a long deadline and is aborted: the
+  // acquire is destroyed with its frame, so a permit released afterwards
+  // stays in the semaphore instead of going to a waiter that is gone.
+  auto rt = make();
+  semaphore sem(0);
+  rt.block_on([](semaphore& sem) -> task<void> {
+    auto h = spawn([](semaphore& sem) -> task<void> {
+      auto got = co_await timeout(1h, sem.acquire());
+      ADD_FAILURE() << "the acquire completed: " << got.has_value();
+    }(sem));
+    co_await sleep(1ms);  // it waits now
+    h.abort();
+    try {
+      co_await h;
+    } catch (const task_cancelled&) {
+    }
+    sem.release(1);
+    EXPECT_EQ(sem.available(), 1U);
+  }(sem));
+}
+
+TEST_P(TimeoutBothFlavors, CancellingTheWaiterAbortsATaskOperation) {
+  // A task<T> runs as a child: aborting the task that awaits the timeout
+  // aborts the child too instead of leaving it running detached.
+  auto rt = make();
+  std::atomic<bool> child_gone{false};
+  rt.block_on([](std::atomic<bool>& child_gone) -> task<void> {
+    auto h = spawn([](std::atomic<bool>& child_gone) -> task<void> {
+      struct on_destroy {
+        std::atomic<bool>& flag;
+        ~on_destroy() { flag.store(true); }
+      };
+      co_await timeout(1h, [](std::atomic<bool>& child_gone) -> task<void> {
+        on_destroy guard{child_gone};
+        co_await sleep(1h);
+      }(child_gone));
+    }(child_gone));
+    co_await sleep(1ms);
+    h.abort();
+    try {
+      co_await h;
+    } catch (const task_cancelled&) {
+    }
+    for (int i = 0; i < 5000 && !child_gone.load(); ++i) co_await sleep(1ms);
+    EXPECT_TRUE(child_gone.load());
+  }(child_gone));
 }
 
 INSTANTIATE_TEST_SUITE_P(Io, TimeoutBothFlavors, ::testing::Values(true, false),

@@ -34,8 +34,9 @@ void wait_blocking(scheduler& owner, task_header& task);
 // Links `entry` into the owner's timer wheel for `deadline_ns`
 // (CLOCK_MONOTONIC). False when the deadline has already passed.
 bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline_ns);
-// Unlinks it if it has not fired; safe to call after it fired.
-void timer_cancel(scheduler& owner, timer_entry& entry) noexcept;
+// Unlinks it if it has not fired; safe to call after it fired. True when
+// it removed a pending timer, false when the timer had fired.
+bool timer_cancel(scheduler& owner, timer_entry& entry) noexcept;
 std::uint64_t monotonic_now_ns() noexcept;
 
 }  // namespace lanes::detail

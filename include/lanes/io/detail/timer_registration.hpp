@@ -21,21 +21,27 @@ class timer_registration {
   // Arms a timer that wakes `self` (the running task) at `deadline`. A
   // deadline already past wakes it at once (it yields once).
   void arm(task_header& self, std::chrono::steady_clock::time_point deadline) {
+    fired_ = false;
     entry_.to_wake = self.make_waker();
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
     if (timer_register(*self.owner(), entry_, ns < 0 ? 0 : static_cast<std::uint64_t>(ns))) {
       owner_ = self.owner();
     } else {
+      fired_ = true;
       static_cast<waker&&>(entry_.to_wake).wake();
     }
   }
-  void disarm() noexcept {
-    if (owner_ != nullptr) timer_cancel(*owner_, entry_);
+  // Removes the timer if it is still pending; true when it had fired (its
+  // wake was sent) since the last arm().
+  bool disarm() noexcept {
+    if (owner_ != nullptr && !timer_cancel(*owner_, entry_)) fired_ = true;
     owner_ = nullptr;
+    return fired_;
   }
 
  private:
   scheduler* owner_ = nullptr;  // set while armed
+  bool fired_ = false;
   timer_entry entry_;
 };
 

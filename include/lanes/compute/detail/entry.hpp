@@ -1,0 +1,119 @@
+// entry: how work gets into a compute pool. From one of the pool's own
+// workers it is pushed on that worker's deque; from anywhere else it goes
+// through the pool's injector, and the calling thread blocks until it is
+// done (install) or does not wait at all (spawn).
+#pragma once
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+
+#include <lanes/compute/detail/job.hpp>
+#include <lanes/compute/detail/worker.hpp>
+
+namespace lanes::compute::detail {
+
+struct registry_deleter {
+  bool owning = true;
+  void operator()(registry* r) const noexcept;
+};
+
+// Submits a job from outside the pool and wakes a worker for it.
+void inject(registry& r, job* j);
+// Applies the pool's io_worker_policy when the caller is an io worker.
+void check_blocking_entry(registry& r);
+// Detached jobs: counted so that destroying the pool waits for them.
+void detached_begin(registry& r) noexcept;
+void detached_end(registry& r) noexcept;
+void detached_error(registry& r, std::exception_ptr error) noexcept;
+// The default pool's registry (created on first use).
+registry& default_registry();
+
+// The pool a free function (join, scope, an algorithm) works in: the
+// calling worker's own, or the default pool.
+inline registry& current_registry() {
+  worker* w = current_worker();
+  return w != nullptr ? w->owner() : default_registry();
+}
+
+// A job run for a thread outside the pool, which blocks until it is done.
+// The mutex makes the hand-back safe: the waiter cannot return (and destroy
+// this job, on its stack) until the setter has unlocked.
+template <class F>
+class blocking_job : public job {
+ public:
+  using result_type = std::invoke_result_t<F&>;
+  explicit blocking_job(F& f) noexcept : job(&blocking_job::execute), f_(f) {}
+
+  result_type wait_and_take() {
+    {
+      std::unique_lock lock(mutex_);
+      done_cv_.wait(lock, [this] { return done_; });
+    }
+    if (result_.error) std::rethrow_exception(result_.error);
+    return result_.take();
+  }
+
+ private:
+  static void execute(job* self) noexcept {
+    auto* j = static_cast<blocking_job*>(self);
+    j->result_.run(j->f_);
+    std::lock_guard lock(j->mutex_);
+    j->done_ = true;
+    j->done_cv_.notify_all();
+  }
+  F& f_;
+  job_result<result_type> result_;
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+};
+
+template <class F>
+std::invoke_result_t<F&> install(registry& r, F& f) {
+  worker* w = current_worker();
+  if (w != nullptr && &w->owner() == &r) return f();
+  check_blocking_entry(r);
+  blocking_job<F> j(f);
+  inject(r, &j);
+  return j.wait_and_take();
+}
+
+// A detached job: owns its callable, deletes itself when done.
+template <class F>
+class detached_job : public job {
+ public:
+  detached_job(registry& r, F&& f) : job(&detached_job::execute), registry_(r), f_(std::move(f)) {}
+
+ private:
+  static void execute(job* self) noexcept {
+    auto* j = static_cast<detached_job*>(self);
+    registry& r = j->registry_;
+    try {
+      j->f_();
+    } catch (...) {
+      detached_error(r, std::current_exception());
+    }
+    delete j;  // the callable's destructor runs before the pool may see the count drop
+    detached_end(r);
+  }
+  registry& registry_;
+  F f_;
+};
+
+template <class F>
+void spawn_detached(registry& r, F&& f) {
+  using stored = std::decay_t<F>;
+  auto* j = new detached_job<stored>(r, stored(std::forward<F>(f)));
+  detached_begin(r);
+  worker* w = current_worker();
+  if (w != nullptr && &w->owner() == &r) {
+    w->push(j);
+  } else {
+    inject(r, j);
+  }
+}
+
+}  // namespace lanes::compute::detail

@@ -1,0 +1,199 @@
+// The compute pool's shared state: threads, the injector, detached-job
+// accounting and shutdown (the protocol is in registry.hpp).
+#include "compute/registry.hpp"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include <lanes/budget.hpp>
+
+namespace lanes::compute::detail {
+
+namespace {
+
+struct thread_start {
+  registry* owner;
+  worker* self;
+};
+
+// Linux keeps 15 bytes of a thread's name: shorten the prefix, keep the index.
+std::string thread_name(const std::string& prefix, std::size_t index) {
+  const std::string suffix = "-" + std::to_string(index);
+  return prefix.substr(0, 15 - std::min<std::size_t>(15, suffix.size())) + suffix;
+}
+
+// SCHED_BATCH tells the kernel these threads are throughput work (no
+// wake-up preemption of others); nice +5 gives an io worker about three
+// times their share when both want the CPU. Both are allowed unprivileged.
+void lower_priority() noexcept {
+  sched_param param{};
+  param.sched_priority = 0;
+  (void)sched_setscheduler(0, SCHED_BATCH, &param);
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  errno = 0;
+  const int nice_now = getpriority(PRIO_PROCESS, tid);
+  if (errno == 0) (void)setpriority(PRIO_PROCESS, tid, std::min(19, nice_now + 5));
+}
+
+}  // namespace
+
+registry::registry(pool_options options) : options_(std::move(options)) {
+  if (options_.threads == 0) options_.threads = budget::detect().compute_threads.value;
+  workers_.reserve(options_.threads);
+  for (std::size_t i = 0; i < options_.threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i, idle_));
+  start_threads();
+}
+
+void registry::start_threads() {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (options_.stack_size != 0) {
+    if (const int rc = pthread_attr_setstacksize(&attr, options_.stack_size); rc != 0) {
+      pthread_attr_destroy(&attr);
+      throw std::system_error(rc, std::generic_category(), "lanes: pthread_attr_setstacksize for the compute pool");
+    }
+  }
+  threads_.reserve(workers_.size());
+  for (auto& w : workers_) {
+    auto* start = new thread_start{this, w.get()};
+    pthread_t t{};
+    if (const int rc = pthread_create(&t, &attr, &registry::thread_main, start); rc != 0) {
+      delete start;
+      pthread_attr_destroy(&attr);
+      stopping_.store(true, std::memory_order_release);
+      idle_.wake_all();
+      for (pthread_t started : threads_) pthread_join(started, nullptr);
+      throw std::system_error(rc, std::generic_category(), "lanes: pthread_create for the compute pool");
+    }
+    threads_.push_back(t);
+  }
+  pthread_attr_destroy(&attr);
+}
+
+void* registry::thread_main(void* arg) noexcept {
+  const thread_start start = *static_cast<thread_start*>(arg);
+  delete static_cast<thread_start*>(arg);
+  registry& r = *start.owner;
+  worker& w = *start.self;
+  pthread_setname_np(pthread_self(), thread_name(r.options_.thread_name, w.index()).c_str());
+  if (r.options_.low_priority) lower_priority();
+  tls_worker = &w;
+  const auto hook = [&](const std::function<void(std::size_t)>& f, const char* which) {
+    if (!f) return;
+    try {
+      f(w.index());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lanes: a compute pool's %s hook threw: %s\n", which, e.what());
+    } catch (...) {
+      std::fprintf(stderr, "lanes: a compute pool's %s hook threw\n", which);
+    }
+  };
+  hook(r.options_.on_thread_start, "on_thread_start");
+  w.run_until_stopped();
+  hook(r.options_.on_thread_exit, "on_thread_exit");
+  tls_worker = nullptr;
+  return nullptr;
+}
+
+registry::~registry() {
+  {
+    std::unique_lock lock(detached_mutex_);
+    detached_done_.wait(lock, [this] { return detached_.load(std::memory_order_acquire) == 0; });
+  }
+  stopping_.store(true, std::memory_order_seq_cst);
+  idle_.wake_all();
+  for (pthread_t t : threads_) pthread_join(t, nullptr);
+}
+
+void registry::inject(job* j) {
+  {
+    std::lock_guard lock(injector_mutex_);
+    injector_.push_back(j);
+    injected_size_.store(injector_.size(), std::memory_order_relaxed);
+  }
+  injected_total_.fetch_add(1, std::memory_order_relaxed);
+  idle_.notify_new_work();
+}
+
+job* registry::take_injected() noexcept {
+  if (injected_size_.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard lock(injector_mutex_);
+  if (injector_.empty()) return nullptr;
+  job* j = injector_.front();
+  injector_.pop_front();
+  injected_size_.store(injector_.size(), std::memory_order_relaxed);
+  return j;
+}
+
+job* registry::steal_for(worker& thief, std::uint64_t& seed) noexcept {
+  const std::size_t n = workers_.size();
+  if (n < 2) return nullptr;
+  seed ^= seed << 13;
+  seed ^= seed >> 7;
+  seed ^= seed << 17;
+  const std::uintptr_t only = thief.isolated() ? thief.region() : work_stealing_deque<job*>::any_tag;
+  const std::size_t start = static_cast<std::size_t>(seed % n);
+  // Two sweeps: a steal that lost a race to another thief may succeed next time.
+  for (int sweep = 0; sweep < 2; ++sweep) {
+    bool saw_work = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      worker& victim = *workers_[(start + k) % n];
+      if (&victim == &thief || victim.deque().empty()) continue;
+      saw_work = true;
+      if (job* j = victim.deque().steal(only)) return j;
+    }
+    if (!saw_work) break;
+  }
+  return nullptr;
+}
+
+void registry::detached_end() noexcept {
+  if (detached_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    std::lock_guard lock(detached_mutex_);  // pairs with the destructor's wait
+    detached_done_.notify_all();
+  }
+}
+
+void registry::detached_error(std::exception_ptr error) noexcept {
+  detached_errors_.fetch_add(1, std::memory_order_relaxed);
+  if (options_.on_error) {
+    try {
+      options_.on_error(error);
+      return;
+    } catch (...) {
+      std::fputs("lanes: the compute pool's on_error handler threw; the exception is dropped\n", stderr);
+      return;
+    }
+  }
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lanes: a detached compute job failed: %s\n", e.what());
+  } catch (...) {
+    std::fputs("lanes: a detached compute job failed with a non-standard exception\n", stderr);
+  }
+}
+
+pool_metrics registry::metrics() const {
+  pool_metrics m;
+  m.threads = workers_.size();
+  for (const auto& w : workers_) {
+    m.workers.push_back({w->jobs_run.load(std::memory_order_relaxed), w->steals.load(std::memory_order_relaxed),
+                         w->sleeps.load(std::memory_order_relaxed)});
+  }
+  m.injected = injected_total_.load(std::memory_order_relaxed);
+  m.detached_pending = detached_.load(std::memory_order_relaxed);
+  m.detached_errors = detached_errors_.load(std::memory_order_relaxed);
+  m.sleeping = idle_.sleepers();
+  return m;
+}
+
+}  // namespace lanes::compute::detail
