@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages lanes builds and tests with, skipping
 # apt entirely when everything is already there.
-#   install-deps.sh            what the library, the tool and the tests need
-#   install-deps.sh --bench    also the benchmark peers (oneTBB, Boost, moodycamel)
+#   install-deps.sh            what the library, the tool (with its peers oneTBB,
+#                              OpenMP and Asio) and the tests need
+#   install-deps.sh --bench    also Google Benchmark and the queue peers (moodycamel)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev googletest libcli11-dev libboost-dev util-linux)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libomp-14-dev googletest libcli11-dev libboost-dev libtbb-dev util-linux)
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(libbenchmark-dev libtbb-dev libconcurrentqueue-dev libreaderwriterqueue-dev)
+  packages+=(libbenchmark-dev libconcurrentqueue-dev libreaderwriterqueue-dev)
 fi
 
 missing=()

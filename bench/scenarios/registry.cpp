@@ -5,11 +5,12 @@
 namespace lanes::bench {
 
 std::span<const scenario> all_scenarios() {
-  static constexpr std::array<scenario, 6> list{{
+  static constexpr std::array<scenario, 7> list{{
       {"s3", "100,000 sleeping io tasks: wall time and memory per task, against Asio", run_s3},
       {"s4", "spawn + await cost, against asio::co_spawn; std::thread create + join", run_s4},
       {"s5", "io worker sweep 1..64, against Asio with as many threads", run_s5},
       {"s6", "a task blocking the runtime: timer lateness and the stall detector", run_s6},
+      {"s9", "fork-join: fib by join (no cutoff, cutoff), join cost, against oneTBB and OpenMP", run_s9},
       {"timers", "timer lateness on an idle runtime (goal: p99 within 100 us), against asio::steady_timer",
        run_timer_latency},
       {"sync", "oneshot handoff, mpsc, semaphore, spawn_blocking against the nearest Asio construction", run_sync},

@@ -48,7 +48,7 @@ void lower_priority() noexcept {
 registry::registry(pool_options options) : options_(std::move(options)) {
   if (options_.threads == 0) options_.threads = budget::detect().compute_threads.value;
   workers_.reserve(options_.threads);
-  for (std::size_t i = 0; i < options_.threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i, idle_));
+  for (std::size_t i = 0; i < options_.threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i, idle_, options_.threads == 1));
   start_threads();
 }
 

@@ -21,7 +21,8 @@ class registry;
 
 class worker {
  public:
-  worker(registry& owner, std::size_t index, idle_signal& idle) noexcept : owner_(owner), index_(index), idle_(idle) {}
+  worker(registry& owner, std::size_t index, idle_signal& idle, bool alone) noexcept
+      : owner_(owner), index_(index), idle_(idle), alone_(alone) {}
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
 
@@ -32,7 +33,10 @@ class worker {
   void push(job* j) {
     j->region = region_;
     deque_.push(j, region_);
-    idle_.notify_new_work();
+    // The only worker of its pool has no one to wake: it pops the job back
+    // itself, or runs it while it waits (work from outside comes through
+    // the injector, which notifies on its own).
+    if (!alone_) idle_.notify_new_work();
   }
   // The newest job of this worker's own (above the isolation floor), or nullptr.
   job* pop() noexcept {
@@ -98,6 +102,7 @@ class worker {
   registry& owner_;
   std::size_t index_;
   idle_signal& idle_;
+  bool alone_;  // the pool has this one worker
   std::uint64_t victim_seed_ = 0x9e3779b97f4a7c15ULL;  // xorshift state for picking victims
   std::uintptr_t region_ = 0;                          // 0: not isolated
   std::int64_t isolation_floor_ = -1;                  // -1: not isolated

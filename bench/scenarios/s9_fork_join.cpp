@@ -1,0 +1,147 @@
+// S9: fork-join. fib(32) by recursive join (no cutoff, and a cutoff at
+// n < 20), on one thread and on all; the bare cost of a join of two
+// trivial closures. Peers in the same run: oneTBB (parallel_invoke in a
+// task_arena of the same size) and OpenMP tasks (num_threads the same).
+// Each side runs in its own forked child.
+//
+// Under ThreadSanitizer the peers are not run: their libraries are not
+// instrumented, so TSan would report their internal synchronisation.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <lanes/budget.hpp>
+#include <lanes/compute/join.hpp>
+#include <lanes/compute/pool.hpp>
+
+#include "json_writer.hpp"
+#include "scenario.hpp"
+#include "s9_peers.hpp"
+
+namespace lanes::bench {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+std::uint64_t fib_join(unsigned n, unsigned cutoff) {
+  if (n < 2) return n;
+  if (n < cutoff) return s9_fib_sequential(n);
+  auto [a, b] = compute::join([=] { return fib_join(n - 1, cutoff); }, [=] { return fib_join(n - 2, cutoff); });
+  return a + b;
+}
+
+template <class F>
+double seconds_of(F&& f) {
+  const auto start = steady::now();
+  f();
+  return std::chrono::duration<double>(steady::now() - start).count();
+}
+
+// {no cutoff ns/task, cutoff ms, join ns/call}
+std::vector<double> lanes_fib(unsigned n, unsigned threads, int joins) {
+  auto pool = compute::pool::builder().threads(threads).build();
+  const std::uint64_t expected = s9_fib_sequential(n);
+  pool.install([&] { return fib_join(n - 4, 0); });  // warm: threads awake, deques grown
+  std::uint64_t got = 0;
+  const double no_cutoff = seconds_of([&] { got = pool.install([&] { return fib_join(n, 0); }); });
+  if (got != expected) throw std::logic_error("lanes fib wrong");
+  const double cutoff = seconds_of([&] { got = pool.install([&] { return fib_join(n, 20); }); });
+  if (got != expected) throw std::logic_error("lanes fib (cutoff) wrong");
+  const double join_total = seconds_of([&] {
+    pool.install([&] {
+      for (int i = 0; i < joins; ++i) {
+        auto [a, b] = compute::join([] { return 1; }, [] { return 2; });
+        got += static_cast<std::uint64_t>(a + b);
+      }
+    });
+  });
+  return {no_cutoff * 1e9 / static_cast<double>(s9_fib_calls(n)), cutoff * 1e3, join_total * 1e9 / joins};
+}
+
+struct row {
+  const char* what;
+  double lanes;
+  double tbb;
+  double omp;
+};
+
+void print_row(const row& r) {
+  const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  std::printf("  %-40s %10.2f %10.2f %10.2f %8.2f %8.2f\n", r.what, r.lanes, r.tbb, r.omp, ratio(r.lanes, r.tbb),
+              ratio(r.lanes, r.omp));
+}
+
+}  // namespace
+
+int run_s9(const options& opts) {
+  const unsigned n = opts.quick ? 24 : 32;
+  const int joins = opts.quick ? 100'000 : 2'000'000;
+  const int rounds = opts.quick ? 1 : 3;
+  const unsigned all = budget::detect().compute_threads.value;
+  std::vector<unsigned> sizes{1};
+  if (all > 1) sizes.push_back(all);
+
+  tool::json_writer json;
+  json.begin_object().field("scenario", "S9").field("fib_n", n).field("fib_tasks", static_cast<double>(s9_fib_calls(n)));
+  json.field("runs", static_cast<unsigned>(rounds)).field("peers_run", s9_peers_available);
+  if (!opts.json) {
+    std::printf("S9: fork-join, fib(%u) = %llu calls, median of %d runs%s\n", n,
+                static_cast<unsigned long long>(s9_fib_calls(n)), rounds,
+                s9_peers_available ? "" : " (peers not run under ThreadSanitizer)");
+    std::printf("  %-40s %10s %10s %10s %8s %8s\n", "", "lanes", "oneTBB", "OpenMP", "/TBB", "/OMP");
+  }
+  for (unsigned threads : sizes) {
+    std::vector<double> l_nc, l_c, l_j, t_nc, t_c, t_j, o_nc, o_c;
+    for (int r = 0; r < rounds; ++r) {
+      const auto l = run_isolated([&] { return lanes_fib(n, threads, joins); });
+      l_nc.push_back(l[0]);
+      l_c.push_back(l[1]);
+      l_j.push_back(l[2]);
+      if (s9_peers_available) {
+        const auto t = run_isolated([&] { return tbb_fib(n, threads, joins); });
+        t_nc.push_back(t[0]);
+        t_c.push_back(t[1]);
+        t_j.push_back(t[2]);
+        const auto o = run_isolated([&] { return omp_fib(n, threads); });
+        o_nc.push_back(o[0]);
+        o_c.push_back(o[1]);
+      }
+    }
+    const std::string at = std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+    const row no_cutoff{"fib, no cutoff: ns per task", median(l_nc), median(t_nc), median(o_nc)};
+    const row cutoff{"fib, cutoff n < 20: ms", median(l_c), median(t_c), median(o_c)};
+    const row join_cost{"join of two trivial closures: ns", median(l_j), median(t_j), 0};
+    if (!opts.json) {
+      std::printf(" %s\n", at.c_str());
+      print_row(no_cutoff);
+      print_row(cutoff);
+      print_row(join_cost);
+    }
+    const std::string k = "t" + std::to_string(threads) + "_";
+    const auto peer = [&](const std::string& key, double value) {
+      if (s9_peers_available) {
+        json.field(key, value);
+      } else {
+        json.null_field(key);
+      }
+    };
+    json.field(k + "lanes_fib_ns_per_task", no_cutoff.lanes);
+    peer(k + "tbb_fib_ns_per_task", no_cutoff.tbb);
+    peer(k + "omp_fib_ns_per_task", no_cutoff.omp);
+    json.field(k + "lanes_fib_cutoff_ms", cutoff.lanes);
+    peer(k + "tbb_fib_cutoff_ms", cutoff.tbb);
+    peer(k + "omp_fib_cutoff_ms", cutoff.omp);
+    json.field(k + "lanes_join_ns", join_cost.lanes);
+    peer(k + "tbb_parallel_invoke_ns", join_cost.tbb);
+  }
+  json.end_object();
+  std::cout << json.str() << std::endl;
+  return 0;
+}
+
+}  // namespace lanes::bench
