@@ -17,4 +17,23 @@ std::uint64_t s9_fib_calls(unsigned n) {
   return 2 * a - 1;
 }
 
+__attribute__((noinline)) std::uint64_t s9_job(std::uint64_t x) {
+  std::uint64_t a = x;
+  for (std::uint64_t i = 0; i < 20000; ++i) a = a * 6364136223846793005ULL + i;
+  return a;
+}
+
+std::vector<std::uint64_t> s9_data(std::size_t n) {
+  std::vector<std::uint64_t> v(n);
+  std::uint64_t s = 0x9e3779b97f4a7c15ULL;
+  for (auto& x : v) {  // splitmix64: cheap, the same everywhere
+    s += 0x9e3779b97f4a7c15ULL;
+    std::uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    x = z ^ (z >> 31);
+  }
+  return v;
+}
+
 }  // namespace lanes::bench

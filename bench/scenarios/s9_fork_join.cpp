@@ -6,7 +6,9 @@
 //
 // Under ThreadSanitizer the peers are not run: their libraries are not
 // instrumented, so TSan would report their internal synchronisation.
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -15,8 +17,11 @@
 #include <vector>
 
 #include <lanes/budget.hpp>
+#include <lanes/compute/indices.hpp>
 #include <lanes/compute/join.hpp>
 #include <lanes/compute/pool.hpp>
+#include <lanes/compute/reduce.hpp>
+#include <lanes/compute/sort.hpp>
 
 #include "json_writer.hpp"
 #include "scenario.hpp"
@@ -61,6 +66,46 @@ std::vector<double> lanes_fib(unsigned n, unsigned threads, int joins) {
     });
   });
   return {no_cutoff * 1e9 / static_cast<double>(s9_fib_calls(n)), cutoff * 1e3, join_total * 1e9 / joins};
+}
+
+// {2,000 jobs ms, sum of squares ms, sort ms, checksums...}
+std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t elements) {
+  auto pool = compute::pool::builder().threads(threads).build();
+  const auto indices = compute::indices(jobs);
+  std::uint64_t jobs_sum = 0;
+  const auto run_jobs = [&] {
+    jobs_sum = pool.install([&] { return compute::transform_reduce(indices, std::uint64_t{0}, std::plus<>{}, s9_job); });
+  };
+  run_jobs();  // warm
+  const double jobs_ms = seconds_of(run_jobs) * 1e3;
+  const auto data = s9_data(elements);
+  std::uint64_t squares = 0;
+  const auto run_squares = [&] {
+    squares = pool.install([&] {
+      return compute::transform_reduce(data, std::uint64_t{0}, std::plus<>{}, [](std::uint64_t x) { return x * x; });
+    });
+  };
+  run_squares();
+  const double squares_ms = seconds_of(run_squares) * 1e3;
+  auto to_sort = data;
+  const double sort_ms = seconds_of([&] { pool.install([&] { compute::sort(to_sort); }); }) * 1e3;
+  if (!std::is_sorted(to_sort.begin(), to_sort.end())) throw std::logic_error("lanes sort wrong");
+  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003), static_cast<double>(squares % 1000003)};
+}
+
+std::vector<double> sequential_data(std::size_t jobs, std::size_t elements) {
+  std::uint64_t jobs_sum = 0;
+  const double jobs_ms = seconds_of([&] {
+    for (std::size_t i = 0; i < jobs; ++i) jobs_sum += s9_job(i);
+  }) * 1e3;
+  const auto data = s9_data(elements);
+  std::uint64_t squares = 0;
+  const double squares_ms = seconds_of([&] {
+    for (const auto x : data) squares += x * x;
+  }) * 1e3;
+  auto to_sort = data;
+  const double sort_ms = seconds_of([&] { std::sort(to_sort.begin(), to_sort.end()); }) * 1e3;
+  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003), static_cast<double>(squares % 1000003)};
 }
 
 struct row {
@@ -139,6 +184,59 @@ int run_s9(const options& opts) {
     json.field(k + "lanes_join_ns", join_cost.lanes);
     peer(k + "tbb_parallel_invoke_ns", join_cost.tbb);
   }
+  // The data-parallel rows, on all threads, against one sequential run.
+  const std::size_t jobs = opts.quick ? 200 : 2000;
+  const std::size_t elements = opts.quick ? 200'000 : 10'000'000;
+  std::vector<std::vector<double>> l_runs, t_runs, o_runs, s_runs;
+  for (int r = 0; r < rounds; ++r) {
+    l_runs.push_back(run_isolated([&] { return lanes_data(all, jobs, elements); }));
+    if (s9_peers_available) {
+      t_runs.push_back(run_isolated([&] { return tbb_data(all, jobs, elements); }));
+      o_runs.push_back(run_isolated([&] { return omp_data(all, jobs, elements); }));
+    }
+    s_runs.push_back(run_isolated([&] { return sequential_data(jobs, elements); }));
+  }
+  const auto med = [](const std::vector<std::vector<double>>& runs, std::size_t i) {
+    std::vector<double> v;
+    for (const auto& r : runs) v.push_back(r[i]);
+    return median(v);
+  };
+  for (const auto* runs : {&l_runs, &t_runs, &o_runs}) {
+    for (const auto& r : *runs) {
+      if (r[3] != s_runs[0][3] || r[4] != s_runs[0][4]) throw std::logic_error("S9: a side computed another sum");
+    }
+  }
+  const row jobs_row{"2,000 jobs of ~20 us: ms", med(l_runs, 0), med(t_runs, 0), med(o_runs, 0)};
+  const row squares_row{"sum of squares, 10M u64: ms", med(l_runs, 1), med(t_runs, 1), med(o_runs, 1)};
+  const row sort_row{"sort 10M u64: ms", med(l_runs, 2), med(t_runs, 2), med(o_runs, 2)};
+  const double seq_jobs = med(s_runs, 0), seq_squares = med(s_runs, 1), seq_sort = med(s_runs, 2);
+  if (!opts.json) {
+    std::printf(" %u threads, data-parallel (OpenMP sort: __gnu_parallel::sort)%s\n", all,
+                opts.quick ? " (quick: 200 jobs, 200,000 elements)" : "");
+    print_row(jobs_row);
+    print_row(squares_row);
+    print_row(sort_row);
+    std::printf("  sequential: jobs %.2f ms, squares %.2f ms, std::sort %.2f ms; lanes speed-up %.2fx, %.2fx, %.2fx\n",
+                seq_jobs, seq_squares, seq_sort, seq_jobs / jobs_row.lanes, seq_squares / squares_row.lanes,
+                seq_sort / sort_row.lanes);
+  }
+  const auto peer = [&](const std::string& key, double value) {
+    if (s9_peers_available) {
+      json.field(key, value);
+    } else {
+      json.null_field(key);
+    }
+  };
+  json.field("data_threads", all).field("jobs", static_cast<std::uint64_t>(jobs)).field("elements", static_cast<std::uint64_t>(elements));
+  json.field("lanes_jobs_ms", jobs_row.lanes).field("sequential_jobs_ms", seq_jobs).field("lanes_jobs_speedup", seq_jobs / jobs_row.lanes);
+  peer("tbb_jobs_ms", jobs_row.tbb);
+  peer("omp_jobs_ms", jobs_row.omp);
+  json.field("lanes_squares_ms", squares_row.lanes).field("sequential_squares_ms", seq_squares);
+  peer("tbb_squares_ms", squares_row.tbb);
+  peer("omp_squares_ms", squares_row.omp);
+  json.field("lanes_sort_ms", sort_row.lanes).field("sequential_sort_ms", seq_sort);
+  peer("tbb_sort_ms", sort_row.tbb);
+  peer("omp_sort_ms", sort_row.omp);
   json.end_object();
   std::cout << json.str() << std::endl;
   return 0;

@@ -39,6 +39,7 @@ registry& default_registry() {
 }
 
 void check_blocking_entry(registry& r) { r.check_blocking_entry(); }
+std::size_t pool_size(const registry& r) noexcept { return r.size(); }
 
 void registry::check_blocking_entry() {
   if (!lanes::detail::on_runtime_worker()) return;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <exception>
 #include <mutex>
 #include <type_traits>
@@ -30,6 +31,7 @@ void detached_end(registry& r) noexcept;
 void detached_error(registry& r, std::exception_ptr error) noexcept;
 // The default pool's registry (created on first use).
 registry& default_registry();
+std::size_t pool_size(const registry& r) noexcept;
 
 // The pool a free function (join, scope, an algorithm) works in: the
 // calling worker's own, or the default pool.
