@@ -49,7 +49,10 @@ double seconds_of(F&& f) {
 
 // {no cutoff ns/task, cutoff ms, join ns/call}
 std::vector<double> lanes_fib(unsigned n, unsigned threads, int joins) {
-  auto pool = compute::pool::builder().threads(threads).build();
+  // Normal priority, as the peers run: the comparison is of the engines.
+  // (By default compute threads are SCHED_BATCH, nice +5: on a busy machine
+  // they yield to everything else, which is the point of them.)
+  auto pool = compute::pool::builder().threads(threads).low_priority(false).build();
   const std::uint64_t expected = s9_fib_sequential(n);
   pool.install([&] { return fib_join(n - 4, 0); });  // warm: threads awake, deques grown
   std::uint64_t got = 0;
@@ -70,7 +73,10 @@ std::vector<double> lanes_fib(unsigned n, unsigned threads, int joins) {
 
 // {2,000 jobs ms, sum of squares ms, sort ms, checksums...}
 std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t elements) {
-  auto pool = compute::pool::builder().threads(threads).build();
+  // Normal priority, as the peers run: the comparison is of the engines.
+  // (By default compute threads are SCHED_BATCH, nice +5: on a busy machine
+  // they yield to everything else, which is the point of them.)
+  auto pool = compute::pool::builder().threads(threads).low_priority(false).build();
   const auto indices = compute::indices(jobs);
   std::uint64_t jobs_sum = 0;
   const auto run_jobs = [&] {

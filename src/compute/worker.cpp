@@ -1,14 +1,19 @@
 // A compute worker's life away from the fork fast path: finding work,
 // waiting for a stolen job while working on others, and sleeping.
 //
-// Spinning before sleeping: a worker that finds nothing looks again for
-// `spin_rounds` rounds (the first few with a pause, then yielding the CPU)
-// before it announces itself asleep. A fork-join program keeps producing
-// work in bursts; sleeping at the first empty look would put a futex wake
-// (a few microseconds) on the path of nearly every steal. 64 rounds is
-// about 10-30 us on the machines measured (docs/benchmarks.md, S9).
+// Spinning before sleeping: a worker that finds nothing keeps looking for
+// `idle_spin` (the first rounds with a pause, then yielding the CPU)
+// before it announces itself asleep. A fork-join program produces work in
+// bursts, and waking a sleeping thread is slow where it matters: on the
+// 2-vCPU VMs measured, a futex wake-up to running took 30-600 us, so a
+// pool whose workers slept between two parallel calls lost up to a
+// quarter of a 2.5 ms Σx² (docs/benchmarks.md, S9). 100 us of looking
+// covers back-to-back calls; it costs an idle pool 100 us of yielding
+// after each burst, and compute threads run at low priority (SCHED_BATCH,
+// nice +5) so that io workers preempt them meanwhile.
 #include <lanes/compute/detail/worker.hpp>
 
+#include <chrono>
 #include <thread>
 
 #include "compute/registry.hpp"
@@ -18,24 +23,38 @@ namespace lanes::compute::detail {
 namespace {
 
 constexpr unsigned pause_rounds = 16;
-constexpr unsigned spin_rounds = 64;
+constexpr std::chrono::microseconds idle_spin{100};
 
-void relax(unsigned round) noexcept {
-  if (round < pause_rounds) {
+// Counts the rounds of one idle spell; false once it has lasted idle_spin.
+class idle_spell {
+ public:
+  bool keep_looking() noexcept {
+    if (round_ < pause_rounds) {
+      ++round_;
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+      __builtin_ia32_pause();
 #endif
-  } else {
+      return true;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (round_++ == pause_rounds) since_ = now;
+    if (now - since_ >= idle_spin) return false;
     std::this_thread::yield();
+    return true;
   }
-}
+  void reset() noexcept { round_ = 0; }
+
+ private:
+  unsigned round_ = 0;
+  std::chrono::steady_clock::time_point since_{};
+};
 
 }  // namespace
 
 // A latch's setter found its waiter asleep. The waiter sleeps on the idle
 // signal (so that new work wakes it too), among other sleepers: wake them
 // all; the others look for work once and go back to sleep. Rare: a waiter
-// sleeps only after spinning through `spin_rounds` with nothing to do.
+// sleeps only after looking for `idle_spin` with nothing to do.
 void wake_worker(worker& w) noexcept { w.idle_.wake_all(); }
 
 job* worker::steal() noexcept {
@@ -53,17 +72,14 @@ job* worker::find_work() noexcept {
 }
 
 void worker::wait_until(latch& l) noexcept {
-  unsigned idle_rounds = 0;
+  idle_spell idle;
   while (!l.probe()) {
     if (job* j = find_work()) {
       run(j);
-      idle_rounds = 0;
+      idle.reset();
       continue;
     }
-    if (idle_rounds < spin_rounds) {
-      relax(idle_rounds++);
-      continue;
-    }
+    if (idle.keep_looking()) continue;
     // Nothing to do: sleep until the latch is set or new work comes. The
     // latch is marked after announce(): a set() that comes later sees the
     // mark and bumps the epoch, which the sleep then notices; one that came
@@ -77,34 +93,31 @@ void worker::wait_until(latch& l) noexcept {
     if (job* j = find_work()) {
       idle_.cancel_sleep();
       run(j);
-      idle_rounds = 0;
+      idle.reset();
       continue;
     }
     count(sleeps);
     idle_.sleep(epoch);
-    idle_rounds = 0;
+    idle.reset();
   }
 }
 
 void worker::run_until_stopped() noexcept {
-  unsigned idle_rounds = 0;
+  idle_spell idle;
   for (;;) {
     if (job* j = find_work()) {
       run(j);
-      idle_rounds = 0;
+      idle.reset();
       continue;
     }
     if (owner_.stopping()) return;
-    if (idle_rounds < spin_rounds) {
-      relax(idle_rounds++);
-      continue;
-    }
+    if (idle.keep_looking()) continue;
     // The protocol of idle_signal.hpp: announce, look once more, sleep.
     const std::uint32_t epoch = idle_.announce();
     if (job* j = find_work()) {
       idle_.cancel_sleep();
       run(j);
-      idle_rounds = 0;
+      idle.reset();
       continue;
     }
     if (owner_.stopping()) {
@@ -113,7 +126,7 @@ void worker::run_until_stopped() noexcept {
     }
     count(sleeps);
     idle_.sleep(epoch);
-    idle_rounds = 0;
+    idle.reset();
   }
 }
 

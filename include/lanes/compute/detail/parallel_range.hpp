@@ -33,9 +33,10 @@ struct par_options {
   // No piece is cut smaller than this many elements (at least 1).
   std::size_t grain = 1;
   // The whole call runs on the caller when the work is projected to take
-  // less than this: a hand-off to the pool from outside it costs a wake-up
-  // and a context switch, 10-40 us on the machines measured
-  // (docs/compute.md). Zero: always go to the pool.
+  // less than this: a hand-off to the pool from outside it and back costs
+  // 2 us at the median while the workers are awake and 15 us when they
+  // sleep, with tails to hundreds of us (docs/compute.md). Zero: always go
+  // to the pool.
   std::chrono::nanoseconds sequential_below = std::chrono::microseconds(50);
 };
 
