@@ -26,6 +26,7 @@ void registry_deleter::operator()(registry* r) const noexcept {
   if (owning) delete r;
 }
 
+registry& registry_of(pool& p) noexcept { return *p.registry_; }
 void inject(registry& r, job* j) { r.inject(j); }
 void detached_begin(registry& r) noexcept { r.detached_begin(); }
 void detached_end(registry& r) noexcept { r.detached_end(); }

@@ -119,6 +119,10 @@ class scheduler {
   void nudge_timers() noexcept;
  public:
   blocking_pool& blocking();
+  // The compute lane offload() sends work to, set once by lanes::system
+  // before any task runs (an opaque compute::detail::registry*).
+  void attach_compute(void* registry) noexcept { attached_compute_ = registry; }
+  void* attached_compute() const noexcept { return attached_compute_; }
 
  private:
   bool any_work() const noexcept;
@@ -163,6 +167,7 @@ class scheduler {
   blocking_pool::options blocking_options_;
   std::once_flag blocking_once_;
   std::unique_ptr<blocking_pool> blocking_;
+  void* attached_compute_ = nullptr;
   std::unique_ptr<stall_monitor> stall_monitor_;  // last: stopped first
 };
 

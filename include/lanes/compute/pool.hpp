@@ -100,6 +100,7 @@ class pool {
 
  private:
   friend pool& default_pool();
+  friend detail::registry& detail::registry_of(pool& p) noexcept;
   struct adopt_tag {};
   // A handle to a registry it does not own (the default pool's).
   pool(adopt_tag, detail::registry* r) noexcept : registry_(r, detail::registry_deleter{false}) {}

@@ -40,6 +40,11 @@ using unhandled_exception_handler = std::function<void(std::exception_ptr, const
 
 class runtime;
 
+namespace detail {
+// lanes::system gives its runtime the compute pool offload() uses.
+void attach_compute_lane(runtime& rt, void* compute_registry) noexcept;
+}  // namespace detail
+
 class runtime_builder {
  public:
   enum class flavor { multi_thread, current_thread };
@@ -127,6 +132,7 @@ class runtime {
 
  private:
   friend class runtime_builder;
+  friend void detail::attach_compute_lane(runtime& rt, void* compute_registry) noexcept;
   explicit runtime(std::unique_ptr<detail::scheduler> s) noexcept;
   void check_block_on_allowed() const;
   std::unique_ptr<detail::scheduler> scheduler_;

@@ -14,6 +14,10 @@
 #include <lanes/compute/detail/job.hpp>
 #include <lanes/compute/detail/worker.hpp>
 
+namespace lanes::compute {
+class pool;
+}
+
 namespace lanes::compute::detail {
 
 struct registry_deleter {
@@ -21,6 +25,8 @@ struct registry_deleter {
   void operator()(registry* r) const noexcept;
 };
 
+// The registry behind a pool handle.
+registry& registry_of(pool& p) noexcept;
 // Submits a job from outside the pool and wakes a worker for it.
 void inject(registry& r, job* j);
 // Applies the pool's io_worker_policy when the caller is an io worker.

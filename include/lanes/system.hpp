@@ -1,0 +1,82 @@
+// system: the whole of lanes built from one CPU budget - the io runtime,
+// its blocking lane, and a compute pool that offload() and gates use - so
+// that a main is a few lines:
+//
+//   int main() {
+//     auto sys = lanes::system::builder().build();   // sized by the budget
+//     return sys.block_on(serve());
+//   }
+//
+// The split is the budget's (docs/budget.md): io workers = max(1, cpus/2),
+// compute threads = cpus, blocking threads up to 512; each number can be
+// set here or by its environment variable (LANES_CPUS, LANES_IO_THREADS,
+// LANES_COMPUTE_THREADS, LANES_BLOCKING_MAX), the builder winning.
+// Destruction stops the io runtime first (cancelling its tasks, whose
+// offloaded work is then dropped or discarded), then the compute pool.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <utility>
+
+#include <lanes/budget.hpp>
+#include <lanes/compute/pool.hpp>
+#include <lanes/io/runtime.hpp>
+
+namespace lanes {
+
+class system_builder;
+
+class system {
+ public:
+  static system_builder builder();
+
+  system(system&&) noexcept = default;
+  system& operator=(system&&) noexcept = delete;
+  ~system() = default;
+
+  template <class T>
+  T block_on(task<T> t, source_location where = source_location::current()) {
+    return io_.block_on(std::move(t), where);
+  }
+  template <class T>
+  join_handle<T> spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
+    return io_.spawn(std::move(t), name, where);
+  }
+
+  runtime& io() noexcept { return io_; }
+  compute::pool& compute() noexcept { return compute_; }
+  blocking_pool& blocking() { return io_.blocking(); }
+  const lanes::budget& budget() const noexcept { return budget_; }
+
+ private:
+  friend class system_builder;
+  system(lanes::budget b, compute::pool pool, runtime rt) noexcept;
+
+  lanes::budget budget_;
+  compute::pool compute_;  // declared before io_: destroyed after it
+  runtime io_;
+};
+
+class system_builder {
+ public:
+  // Default: budget::detect() (the machine and the LANES_* variables).
+  system_builder& budget(lanes::budget b);
+  system_builder& io_threads(unsigned n);
+  system_builder& compute_threads(unsigned n);
+  system_builder& blocking_threads(unsigned n);
+  // Compute threads at SCHED_BATCH, nice +5 (default on; compute/pool.hpp).
+  system_builder& compute_low_priority(bool on);
+  // The io runtime's stall detector (default off; env LANES_STALL_MS).
+  system_builder& stall_detector(std::chrono::milliseconds threshold);
+  system build();
+
+ private:
+  std::optional<lanes::budget> budget_;
+  std::optional<unsigned> io_threads_, compute_threads_, blocking_threads_;
+  bool compute_low_priority_ = true;
+  std::optional<std::chrono::milliseconds> stall_;
+};
+
+}  // namespace lanes

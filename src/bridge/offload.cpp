@@ -1,0 +1,20 @@
+// Where offload(f) sends work: the compute lane attached to the calling
+// task's runtime (lanes::system attaches its pool), else the default pool.
+#include <lanes/bridge/offload.hpp>
+
+#include "io/scheduler.hpp"
+
+namespace lanes::detail {
+
+compute::detail::registry* attached_compute(scheduler& s) noexcept {
+  return static_cast<compute::detail::registry*>(s.attached_compute());
+}
+
+compute::detail::registry& offload_target() {
+  if (scheduler* s = current_scheduler()) {
+    if (auto* r = attached_compute(*s)) return *r;
+  }
+  return compute::detail::default_registry();
+}
+
+}  // namespace lanes::detail

@@ -1,0 +1,62 @@
+// lanes::system: one budget, three lanes, offload wired to the pool.
+#include <lanes/system.hpp>
+
+#include <lanes/config_error.hpp>
+
+#include "io/scheduler.hpp"
+
+namespace lanes {
+
+void detail::attach_compute_lane(runtime& rt, void* compute_registry) noexcept {
+  rt.scheduler_->attach_compute(compute_registry);
+}
+
+system_builder system::builder() { return system_builder(); }
+
+system::system(lanes::budget b, compute::pool pool, runtime rt) noexcept
+    : budget_(std::move(b)), compute_(std::move(pool)), io_(std::move(rt)) {
+  detail::attach_compute_lane(io_, &compute::detail::registry_of(compute_));
+}
+
+system_builder& system_builder::budget(lanes::budget b) {
+  budget_ = std::move(b);
+  return *this;
+}
+system_builder& system_builder::io_threads(unsigned n) {
+  if (n == 0) throw config_error("lanes::system: io_threads(0): the io lane needs a worker");
+  io_threads_ = n;
+  return *this;
+}
+system_builder& system_builder::compute_threads(unsigned n) {
+  if (n == 0) throw config_error("lanes::system: compute_threads(0): the compute lane needs a thread");
+  compute_threads_ = n;
+  return *this;
+}
+system_builder& system_builder::blocking_threads(unsigned n) {
+  if (n == 0) throw config_error("lanes::system: blocking_threads(0): the blocking lane needs a thread");
+  blocking_threads_ = n;
+  return *this;
+}
+system_builder& system_builder::compute_low_priority(bool on) {
+  compute_low_priority_ = on;
+  return *this;
+}
+system_builder& system_builder::stall_detector(std::chrono::milliseconds threshold) {
+  stall_ = threshold;
+  return *this;
+}
+
+system system_builder::build() {
+  lanes::budget b = budget_ ? *budget_ : budget::detect();
+  auto rt_builder = runtime::multi_thread();
+  rt_builder.budget(b).worker_threads(io_threads_ ? *io_threads_ : b.io_threads.value);
+  rt_builder.blocking_threads(blocking_threads_ ? *blocking_threads_ : b.blocking_max.value);
+  if (stall_) rt_builder.stall_detector(*stall_);
+  auto pool = compute::pool::builder()
+                  .threads(compute_threads_ ? *compute_threads_ : b.compute_threads.value)
+                  .low_priority(compute_low_priority_)
+                  .build();
+  return system(std::move(b), std::move(pool), rt_builder.build());
+}
+
+}  // namespace lanes
