@@ -80,7 +80,7 @@ std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t e
   const auto indices = compute::indices(jobs);
   std::uint64_t jobs_sum = 0;
   const auto run_jobs = [&] {
-    jobs_sum = pool.install([&] { return compute::transform_reduce(indices, std::uint64_t{0}, std::plus<>{}, s9_job); });
+    jobs_sum = pool.install([&] { return compute::transform_reduce(indices, std::uint64_t{0}, std::plus<>{}, s1_f); });
   };
   run_jobs();  // warm
   const double jobs_ms = seconds_of(run_jobs) * 1e3;
@@ -102,7 +102,7 @@ std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t e
 std::vector<double> sequential_data(std::size_t jobs, std::size_t elements) {
   std::uint64_t jobs_sum = 0;
   const double jobs_ms = seconds_of([&] {
-    for (std::size_t i = 0; i < jobs; ++i) jobs_sum += s9_job(i);
+    for (std::size_t i = 0; i < jobs; ++i) jobs_sum += s1_f(i);
   }) * 1e3;
   const auto data = s9_data(elements);
   std::uint64_t squares = 0;

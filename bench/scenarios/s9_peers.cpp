@@ -100,7 +100,7 @@ std::vector<double> tbb_data(unsigned threads, std::size_t jobs, std::size_t ele
       jobs_sum = tbb::parallel_reduce(
           tbb::blocked_range<std::size_t>(0, jobs), std::uint64_t{0},
           [](const tbb::blocked_range<std::size_t>& r, std::uint64_t acc) {
-            for (std::size_t i = r.begin(); i < r.end(); ++i) acc += s9_job(i);
+            for (std::size_t i = r.begin(); i < r.end(); ++i) acc += s1_f(i);
             return acc;
           },
           std::plus<>{});
@@ -136,7 +136,7 @@ std::vector<double> omp_data(unsigned threads, std::size_t jobs, std::size_t ele
     std::uint64_t acc = 0;
     const auto n = static_cast<long>(jobs);
 #pragma omp parallel for num_threads(nt) reduction(+ : acc) schedule(dynamic, 1)
-    for (long i = 0; i < n; ++i) acc += s9_job(static_cast<std::uint64_t>(i));
+    for (long i = 0; i < n; ++i) acc += s1_f(static_cast<std::uint64_t>(i));
     jobs_sum = acc;
   };
   run_jobs();

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels.hpp"
+
 namespace lanes::bench {
 
 #if defined(LANES_S9_PEERS)
@@ -15,17 +17,6 @@ inline constexpr bool s9_peers_available = true;
 #else
 inline constexpr bool s9_peers_available = false;
 #endif
-
-// Shared by every side so that the sequential leaves are the same machine
-// code (s9_common.cpp; not inlined into any side).
-std::uint64_t s9_fib_sequential(unsigned n);
-// Calls made by the naive recursion of fib(n): 2 fib(n+1) - 1.
-std::uint64_t s9_fib_calls(unsigned n);
-
-// S1's f: a ~20 us fold, the unit of the "2,000 jobs" row.
-std::uint64_t s9_job(std::uint64_t x);
-// The inputs of the data-parallel rows, the same for every side.
-std::vector<std::uint64_t> s9_data(std::size_t n);
 
 // {fib(n) no cutoff ns/task, fib(n) cutoff n < 20 ms, parallel_invoke of two trivial closures ns}
 std::vector<double> tbb_fib(unsigned n, unsigned threads, int joins);

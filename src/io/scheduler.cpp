@@ -406,14 +406,22 @@ void scheduler::park(worker& w, task_header* until) {
     return;
   }
   w.parks.fetch_add(1, std::memory_order_relaxed);
-  sleep(w);
+  const bool watched_timers = sleep(w);
   if (!idle_.remove_sleeper(w.index)) w.searching = true;  // woken on purpose: counted as searching
+  // Hand the driver on: this worker is about to run tasks, and a worker
+  // sleeping on its futex would otherwise not watch the timers. Only after
+  // this worker has left the sleepers: otherwise it could pick itself, and
+  // spin through park/unpark until the next deadline (it did: a 5 ms ticker
+  // kept a worker 40% busy).
+  if (watched_timers && timers_pending_.load(std::memory_order_acquire) > 0 && idle_.sleepers() > 0) {
+    notify_parked();
+  }
 }
 
-void scheduler::sleep(worker& w) {
+bool scheduler::sleep(worker& w) {
   if (!driver_.lock().try_lock()) {
     w.park.sleep_on_futex();
-    return;
+    return false;
   }
   w.park.enter_driver();
   if (!w.park.is_set()) {
@@ -433,9 +441,7 @@ void scheduler::sleep(worker& w) {
   w.park.try_consume();
   fire_timers(w);
   driver_.lock().unlock();
-  // Hand the driver on: this worker is about to run tasks, and a worker
-  // sleeping on its futex would otherwise not watch the timers.
-  if (timers_pending_.load(std::memory_order_acquire) > 0 && idle_.sleepers() > 0) notify_parked();
+  return true;
 }
 
 void scheduler::maintenance(worker& w) {

@@ -111,7 +111,8 @@ class scheduler {
   void run_one(worker& w, task_header* task) noexcept;
   void complete(task_header& task, bool remove_from_live) noexcept;
   void park(worker& w, task_header* until);
-  void sleep(worker& w);
+  // Parks in the driver (true: this worker watched the timers) or on its futex.
+  bool sleep(worker& w);
   void fire_timers(worker& w);
   void maintenance(worker& w);
   void notify_parked() noexcept;

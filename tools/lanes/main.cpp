@@ -1,4 +1,6 @@
 // The `lanes` command: what a user runs to see what lanes sees.
+//   lanes demo [--json] [--cpus N]    the seeds' experiment: CPU work inline vs offloaded
+//   lanes sweep [--json] [--quick]    the io worker sweep (S5) as a curve
 //   lanes budget [--json]             the CPU budget and the lane split, and why
 //   lanes bench sN [--json] [--quick] a scenario of SCENARIOS.md, lanes against its peer
 //   lanes bench list                  the scenarios there are
@@ -10,6 +12,7 @@
 #include <lanes/budget.hpp>
 
 #include "budget_command.hpp"
+#include "demo_command.hpp"
 #include "scenario.hpp"
 
 namespace {
@@ -22,6 +25,18 @@ constexpr int exit_config = 1;
 int main(int argc, char** argv) {
   CLI::App app{"lanes: one CPU budget, a lane for each kind of work", "lanes"};
   app.require_subcommand(1);
+
+  lanes::tool::demo_options demo_opts;
+  auto* demo_cmd = app.add_subcommand("demo", "Run the seeds' experiment: CPU work inline on the io lane vs offloaded");
+  demo_cmd->add_flag("--json", demo_opts.json, "Print only the JSON line");
+  demo_cmd->add_flag("--quick", demo_opts.quick, "8 small requests instead of 64 (a smoke test)");
+  demo_cmd->add_option("--cpus", demo_opts.cpus, "Run on the first N CPUs this process may use (e.g. 1)");
+  demo_cmd->add_option("--svg", demo_opts.svg_path, "Where to write the lateness plot ('' for none)");
+
+  lanes::bench::options sweep_opts;
+  auto* sweep_cmd = app.add_subcommand("sweep", "Sweep the io worker count (S5) and print the curve");
+  sweep_cmd->add_flag("--json", sweep_opts.json, "Print only the JSON line");
+  sweep_cmd->add_flag("--quick", sweep_opts.quick, "A short run");
 
   bool budget_json = false;
   auto* budget_cmd = app.add_subcommand("budget", "Show the CPUs this process may use and how the lanes split them");
@@ -55,6 +70,8 @@ int main(int argc, char** argv) {
   }
 
   try {
+    if (demo_cmd->parsed()) return lanes::tool::run_demo(demo_opts, std::cout);
+    if (sweep_cmd->parsed()) return lanes::bench::run_s5(sweep_opts);
     if (budget_cmd->parsed()) {
       const auto b = lanes::budget::detect();
       if (budget_json) {

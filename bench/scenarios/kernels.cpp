@@ -1,5 +1,8 @@
-// What every side of S9 shares (see s9_peers.hpp).
-#include "s9_peers.hpp"
+// The kernels every side of a scenario shares, compiled once in this
+// translation unit with the build's fixed flags and never inlined into a
+// side (SCENARIOS.md S1: f's speed swings 8x between compilers, so every
+// side must call the same machine code).
+#include "kernels.hpp"
 
 namespace lanes::bench {
 
@@ -17,7 +20,7 @@ std::uint64_t s9_fib_calls(unsigned n) {
   return 2 * a - 1;
 }
 
-__attribute__((noinline)) std::uint64_t s9_job(std::uint64_t x) {
+__attribute__((noinline)) std::uint64_t s1_f(std::uint64_t x) {
   std::uint64_t a = x;
   for (std::uint64_t i = 0; i < 20000; ++i) a = a * 6364136223846793005ULL + i;
   return a;
