@@ -12,10 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include <lanes/bridge/offload.hpp>
 #include <lanes/budget.hpp>
+#include <lanes/compute/pool.hpp>
 #include <lanes/io/runtime.hpp>
 
 #include "asio_peer.hpp"
+#include "offload_peer.hpp"
+#include "s9_peers.hpp"
 #include "json_writer.hpp"
 #include "scenario.hpp"
 
@@ -31,9 +35,10 @@ double ns_since(steady::time_point start, int ops) {
 
 task<int> trivial() { co_return 1; }
 
-std::vector<double> lanes_side(int sequential, int batch, unsigned workers) {
+std::vector<double> lanes_side(int sequential, int batch, unsigned workers, int offloads) {
   auto rt = runtime::multi_thread().worker_threads(workers).build();
-  return rt.block_on([](int seq_ops, int batch_ops) -> task<std::vector<double>> {
+  auto pool = compute::pool::builder().build();
+  return rt.block_on([](int seq_ops, int batch_ops, compute::pool& pool, int offload_ops) -> task<std::vector<double>> {
     long sum = 0;
     for (int i = 0; i < 1000; ++i) sum += co_await spawn(trivial());  // warm up
     auto start = steady::now();
@@ -46,8 +51,13 @@ std::vector<double> lanes_side(int sequential, int batch, unsigned workers) {
     for (auto& h : handles) sum += co_await h;
     const double batched = ns_since(start, batch_ops);
     if (sum != 1000 + seq_ops + batch_ops) throw std::logic_error("lost a task");
-    co_return std::vector<double>{one_at_a_time, batched};
-  }(sequential, batch));
+    // The offload round trip io -> compute -> io, one at a time.
+    for (int i = 0; i < 1000; ++i) sum += co_await offload(pool, [] { return 1; });
+    start = steady::now();
+    for (int i = 0; i < offload_ops; ++i) sum += co_await offload(pool, [] { return 1; });
+    const double offloaded = ns_since(start, offload_ops);
+    co_return std::vector<double>{one_at_a_time, batched, offloaded};
+  }(sequential, batch, pool, offloads));
 }
 
 asio::awaitable<int> asio_trivial() { co_return 1; }
@@ -105,19 +115,26 @@ int run_s4(const options& opts) {
   const int sequential = opts.quick ? 20'000 : 1'000'000;
   const int batch = opts.quick ? 10'000 : 100'000;
   const int rounds = opts.quick ? 1 : 3;
+  const int offloads = opts.quick ? 2'000 : 50'000;
   const unsigned workers = budget::detect().io_threads.value;
-  std::vector<double> l_seq, l_batch, a_seq, a_batch, threads;
+  const unsigned compute_threads = budget::detect().compute_threads.value;
+  std::vector<double> l_seq, l_batch, a_seq, a_batch, threads, l_off, p_off;
   for (int r = 0; r < rounds; ++r) {
-    const auto l = run_isolated([&] { return lanes_side(sequential, batch, workers); });
+    const auto l = run_isolated([&] { return lanes_side(sequential, batch, workers, offloads); });
     const auto a = run_isolated([&] { return asio_side(sequential, batch, workers); });
+    if constexpr (s9_peers_available) {
+      p_off.push_back(run_isolated([&] { return std::vector<double>{asio_tbb_offload_ns(offloads, compute_threads)}; })[0]);
+    }
     l_seq.push_back(l[0]);
     l_batch.push_back(l[1]);
+    l_off.push_back(l[2]);
     a_seq.push_back(a[0]);
     a_batch.push_back(a[1]);
     threads.push_back(thread_create_join_ns(opts.quick ? 200 : 2000));
   }
   const double ls = median(l_seq), lb = median(l_batch), as = median(a_seq), ab = median(a_batch);
   const double th = median(threads);
+  const double lo = median(l_off), po = median(p_off);
   if (!opts.json) {
     std::printf("S4: spawn + await of a trivial task from inside a task, %u io thread(s), median of %d runs\n",
                 workers, rounds);
@@ -125,6 +142,12 @@ int run_s4(const options& opts) {
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, as, ls / as);
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, ab, lb / ab);
     std::printf("  %-34s %10.1f\n", "std::thread create + join", th);
+    if (s9_peers_available) {
+      std::printf("  %-34s %10.1f %10.1f %8.2f  (peer: Asio + oneTBB arena)\n", "offload round trip io->compute->io", lo,
+                  po, lo / po);
+    } else {
+      std::printf("  %-34s %10.1f  (peer not run under ThreadSanitizer)\n", "offload round trip io->compute->io", lo);
+    }
   }
   tool::json_writer json;
   json.begin_object()
@@ -138,7 +161,13 @@ int run_s4(const options& opts) {
       .field("asio_batch_ns_per_op", ab)
       .field("batch_ratio_lanes_over_asio", lb / ab)
       .field("thread_create_join_ns_per_op", th)
-      .end_object();
+      .field("lanes_offload_round_trip_ns", lo);
+  if (s9_peers_available) {
+    json.field("asio_tbb_offload_round_trip_ns", po).field("offload_ratio_lanes_over_asio_tbb", lo / po);
+  } else {
+    json.null_field("asio_tbb_offload_round_trip_ns");
+  }
+  json.end_object();
   std::cout << json.str() << std::endl;
   return 0;
 }

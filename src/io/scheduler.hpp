@@ -111,6 +111,9 @@ class scheduler {
   void run_one(worker& w, task_header* task) noexcept;
   void complete(task_header& task, bool remove_from_live) noexcept;
   void park(worker& w, task_header* until);
+  // Before parking while tasks wait on offloads: look for work a little
+  // longer (true: found some).
+  bool spin_for_offloads(worker& w, task_header* until) noexcept;
   // Parks in the driver (true: this worker watched the timers) or on its futex.
   bool sleep(worker& w);
   void fire_timers(worker& w);
@@ -124,6 +127,9 @@ class scheduler {
   // before any task runs (an opaque compute::detail::registry*).
   void attach_compute(void* registry) noexcept { attached_compute_ = registry; }
   void* attached_compute() const noexcept { return attached_compute_; }
+  // Tasks suspended on an offload right now (see spin_for_offloads).
+  void offload_waiter_enter() noexcept { offload_waiters_.fetch_add(1, std::memory_order_relaxed); }
+  void offload_waiter_leave() noexcept { offload_waiters_.fetch_sub(1, std::memory_order_relaxed); }
 
  private:
   bool any_work() const noexcept;
@@ -169,6 +175,7 @@ class scheduler {
   std::once_flag blocking_once_;
   std::unique_ptr<blocking_pool> blocking_;
   void* attached_compute_ = nullptr;
+  std::atomic<std::uint32_t> offload_waiters_{0};
   std::unique_ptr<stall_monitor> stall_monitor_;  // last: stopped first
 };
 

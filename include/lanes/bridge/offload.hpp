@@ -83,6 +83,7 @@ class offload_awaiter {
   offload_awaiter(const offload_awaiter&) = delete;
   offload_awaiter& operator=(const offload_awaiter&) = delete;
   ~offload_awaiter() {
+    if (waiting_on_ != nullptr) offload_waiter_leave(*waiting_on_);
     if (state_ != nullptr && state_->abandon()) delete state_;
   }
 
@@ -91,10 +92,15 @@ class offload_awaiter {
     auto& self = require_current_task("co_await lanes::offload");
     self.set_resume_point(h);
     state_ = new offload_state<F>(std::move(f_), self.make_waker(), std::move(gate_), std::move(permit_));
+    waiting_on_ = self.owner();
+    offload_waiter_enter(*waiting_on_);
     submit_to_lane(lane_, state_);
     return true;  // a wake that comes before we suspend is held (task_state::notified)
   }
-  result_type await_resume() { return state_->take(); }
+  result_type await_resume() {
+    offload_waiter_leave(*std::exchange(waiting_on_, nullptr));
+    return state_->take();
+  }
 
  private:
   lane_ref lane_;
@@ -102,6 +108,7 @@ class offload_awaiter {
   std::shared_ptr<gate_state> gate_;
   semaphore_permit permit_;
   offload_state<F>* state_ = nullptr;
+  scheduler* waiting_on_ = nullptr;  // counted as an offload waiter there until resumed or destroyed
 };
 
 }  // namespace detail

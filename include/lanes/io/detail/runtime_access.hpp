@@ -39,4 +39,9 @@ bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline
 bool timer_cancel(scheduler& owner, timer_entry& entry) noexcept;
 std::uint64_t monotonic_now_ns() noexcept;
 
+// A task suspends on an offload to another lane / comes back from it: a
+// worker out of work looks a little longer before parking meanwhile.
+void offload_waiter_enter(scheduler& owner) noexcept;
+void offload_waiter_leave(scheduler& owner) noexcept;
+
 }  // namespace lanes::detail
