@@ -153,7 +153,7 @@ int run_s9(const options& opts) {
       l_nc.push_back(l[0]);
       l_c.push_back(l[1]);
       l_j.push_back(l[2]);
-      if (s9_peers_available) {
+      if constexpr (s9_peers_available) {
         const auto t = run_isolated([&] { return tbb_fib(n, threads, joins); });
         t_nc.push_back(t[0]);
         t_c.push_back(t[1]);
@@ -175,7 +175,7 @@ int run_s9(const options& opts) {
     }
     const std::string k = "t" + std::to_string(threads) + "_";
     const auto peer = [&](const std::string& key, double value) {
-      if (s9_peers_available) {
+      if constexpr (s9_peers_available) {
         json.field(key, value);
       } else {
         json.null_field(key);
@@ -196,7 +196,7 @@ int run_s9(const options& opts) {
   std::vector<std::vector<double>> l_runs, t_runs, o_runs, s_runs;
   for (int r = 0; r < rounds; ++r) {
     l_runs.push_back(run_isolated([&] { return lanes_data(all, jobs, elements); }));
-    if (s9_peers_available) {
+    if constexpr (s9_peers_available) {
       t_runs.push_back(run_isolated([&] { return tbb_data(all, jobs, elements); }));
       o_runs.push_back(run_isolated([&] { return omp_data(all, jobs, elements); }));
     }

@@ -25,10 +25,12 @@ struct scenario {
 
 std::span<const scenario> all_scenarios();
 
+int run_s1(const options& opts);
 int run_s3(const options& opts);
 int run_s4(const options& opts);
 int run_s5(const options& opts);
 int run_s6(const options& opts);
+int run_s7(const options& opts);
 int run_s9(const options& opts);
 int run_timer_latency(const options& opts);
 int run_sync(const options& opts);
