@@ -117,14 +117,14 @@ void registry::inject(job* j) {
   {
     std::lock_guard lock(injector_mutex_);
     injector_.push_back(j);
-    injected_size_.store(injector_.size(), std::memory_order_relaxed);
+    injected_size_.store(injector_.size(), std::memory_order_seq_cst);  // the publication idle_signal orders
   }
   injected_total_.fetch_add(1, std::memory_order_relaxed);
   idle_.notify_new_work();
 }
 
 job* registry::take_injected() noexcept {
-  if (injected_size_.load(std::memory_order_relaxed) == 0) return nullptr;
+  if (injected_size_.load(std::memory_order_seq_cst) == 0) return nullptr;
   std::lock_guard lock(injector_mutex_);
   if (injector_.empty()) return nullptr;
   job* j = injector_.front();

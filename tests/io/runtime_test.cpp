@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -151,7 +152,11 @@ TEST(Runtime, CoopBudgetForcesAYield) {
     std::atomic<bool> neighbour_ran{false};
     std::vector<join_handle<int>> ready;
     for (int i = 0; i < 400; ++i) ready.push_back(spawn(value(i)));
-    co_await sleep(1ms);  // all 400 finish
+    // Until all 400 have finished (one sleep is not always enough under a
+    // sanitizer on a loaded machine).
+    while (!std::all_of(ready.begin(), ready.end(), [](const auto& h) { return h.is_finished(); })) {
+      co_await sleep(1ms);
+    }
     auto neighbour = spawn([](std::atomic<bool>& flag) -> task<void> {
       flag.store(true);
       co_return;

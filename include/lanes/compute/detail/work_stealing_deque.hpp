@@ -3,18 +3,24 @@
 // whose data is still in its cache); thieves take from the top (FIFO: the
 // oldest job, the biggest piece of a recursive split).
 //
-// The algorithm is Chase and Lev's (SPAA 2005) with the C11 orderings that
-// Lê, Pop, Cohen and Zappa Nardelli proved correct (PPoPP 2013):
+// The algorithm is Chase and Lev's (SPAA 2005). Lê, Pop, Cohen and Zappa
+// Nardelli proved a version with weaker orderings and two seq_cst fences
+// correct (PPoPP 2013); this one makes the racing operations themselves
+// seq_cst instead of fencing, which costs the same on x86 (an xchg where
+// the fence was a locked or, plain loads elsewhere) and is what
+// ThreadSanitizer can check (it does not model standalone fences):
 //
-// - push publishes the slot with a release store of `bottom_`; a thief's
-//   acquire load of `bottom_` pairs with it, so the thief sees the job's
-//   contents.
-// - pop and steal race for the last job. pop announces its claim by
-//   storing `bottom_ - 1` and then reads `top_`; steal reads `top_` and then
-//   `bottom_`. Each side puts a seq_cst fence between its write and its read
-//   (store-load ordering, the one reordering x86 allows), so at least one
-//   of them sees the other; when both see a single job left, the seq_cst
-//   CAS on `top_` picks exactly one winner.
+// - push publishes the slot with a store of `bottom_` (release, or seq_cst
+//   when the caller must order it before a later seq_cst load: the pool's
+//   no-lost-wake-up protocol, idle_signal.hpp); a thief's load of
+//   `bottom_` pairs with it, so the thief sees the job's contents.
+// - pop and steal race for the last job. pop claims it with a seq_cst
+//   exchange of `bottom_ - 1` and then reads `top_`; steal reads `top_`
+//   and then `bottom_`, both seq_cst. In the single total order of seq_cst
+//   operations, either the thief's read of `bottom_` comes after the
+//   owner's claim (it sees the job gone) or the owner's read of `top_`
+//   comes after the thief's (it sees the race); when both see one job
+//   left, the seq_cst CAS on `top_` picks exactly one winner.
 // - The ring grows (doubling) when full. Only the owner grows it; the old
 //   rings stay allocated until the deque is destroyed because a thief may
 //   still be reading a slot through one (they are few: capacity doubles).
@@ -52,14 +58,14 @@ class work_stealing_deque {
 
   static constexpr std::uintptr_t any_tag = ~std::uintptr_t{0};
 
-  // Owner only.
-  void push(T item, std::uintptr_t tag = 0) {
+  // Owner only. `announce`: publish with a seq_cst store (see above).
+  void push(T item, std::uintptr_t tag = 0, bool announce = false) {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
     ring* r = ring_.load(std::memory_order_relaxed);
     if (b - t > r->mask) r = grow(r, t, b);
     r->put(b, item, tag);
-    bottom_.store(b + 1, std::memory_order_release);
+    bottom_.store(b + 1, announce ? std::memory_order_seq_cst : std::memory_order_release);
   }
 
   // Owner only: the newest job, or nullptr if the deque is empty (or a
@@ -67,9 +73,8 @@ class work_stealing_deque {
   T pop() {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     ring* r = ring_.load(std::memory_order_relaxed);
-    bottom_.store(b, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    std::int64_t t = top_.load(std::memory_order_relaxed);
+    bottom_.exchange(b, std::memory_order_seq_cst);  // the claim, before the read of top_
+    std::int64_t t = top_.load(std::memory_order_seq_cst);
     if (t > b) {  // empty
       bottom_.store(b + 1, std::memory_order_relaxed);
       return nullptr;
@@ -88,9 +93,8 @@ class work_stealing_deque {
   // `only` (unless `only` is any_tag), or if another thread won the race
   // for it (the caller may try again).
   T steal(std::uintptr_t only = any_tag) {
-    std::int64_t t = top_.load(std::memory_order_acquire);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    const std::int64_t b = bottom_.load(std::memory_order_acquire);
+    std::int64_t t = top_.load(std::memory_order_seq_cst);
+    const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
     if (t >= b) return nullptr;
     ring* r = ring_.load(std::memory_order_acquire);
     if (only != any_tag && r->tag(t) != only) return nullptr;
@@ -99,10 +103,12 @@ class work_stealing_deque {
     return item;
   }
 
-  // A snapshot, exact only when no one else touches the deque.
+  // A snapshot, exact only when no one else touches the deque. seq_cst:
+  // an idle worker's last look before it sleeps must see a job announced
+  // before its announcement (idle_signal.hpp); plain loads on x86.
   std::int64_t size() const noexcept {
-    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
-    const std::int64_t t = top_.load(std::memory_order_relaxed);
+    const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
+    const std::int64_t t = top_.load(std::memory_order_seq_cst);
     return b > t ? b - t : 0;
   }
   bool empty() const noexcept { return size() == 0; }

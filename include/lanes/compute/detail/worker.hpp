@@ -32,10 +32,10 @@ class worker {
   // Publishes a job that other workers may steal.
   void push(job* j) {
     j->region = region_;
-    deque_.push(j, region_);
     // The only worker of its pool has no one to wake: it pops the job back
     // itself, or runs it while it waits (work from outside comes through
     // the injector, which notifies on its own).
+    deque_.push(j, region_, /*announce=*/!alone_);
     if (!alone_) idle_.notify_new_work();
   }
   // The newest job of this worker's own (above the isolation floor), or nullptr.
