@@ -3,24 +3,22 @@
 // whose data is still in its cache); thieves take from the top (FIFO: the
 // oldest job, the biggest piece of a recursive split).
 //
-// The algorithm is Chase and Lev's (SPAA 2005). Lê, Pop, Cohen and Zappa
-// Nardelli proved a version with weaker orderings and two seq_cst fences
-// correct (PPoPP 2013); this one makes the racing operations themselves
-// seq_cst instead of fencing, which costs the same on x86 (an xchg where
-// the fence was a locked or, plain loads elsewhere) and is what
-// ThreadSanitizer can check (it does not model standalone fences):
+// The algorithm is Chase and Lev's (SPAA 2005) with the C11 orderings that
+// Lê, Pop, Cohen and Zappa Nardelli proved correct (PPoPP 2013):
 //
-// - push publishes the slot with a store of `bottom_` (release, or seq_cst
-//   when the caller must order it before a later seq_cst load: the pool's
-//   no-lost-wake-up protocol, idle_signal.hpp); a thief's load of
-//   `bottom_` pairs with it, so the thief sees the job's contents.
-// - pop and steal race for the last job. pop claims it with a seq_cst
-//   exchange of `bottom_ - 1` and then reads `top_`; steal reads `top_`
-//   and then `bottom_`, both seq_cst. In the single total order of seq_cst
-//   operations, either the thief's read of `bottom_` comes after the
-//   owner's claim (it sees the job gone) or the owner's read of `top_`
-//   comes after the thief's (it sees the race); when both see one job
-//   left, the seq_cst CAS on `top_` picks exactly one winner.
+// - push publishes the slot with a release store of `bottom_`; a thief's
+//   acquire load of `bottom_` pairs with it, so the thief sees the job's
+//   contents.
+// - pop and steal race for the last job. pop announces its claim by
+//   storing `bottom_ - 1` and then reads `top_`; steal reads `top_` and then
+//   `bottom_`. Each side puts a seq_cst fence between the two (store-load
+//   ordering, the one reordering x86 allows), so at least one of them sees
+//   the other; when both see a single job left, the seq_cst CAS on `top_`
+//   picks exactly one winner.
+// - Under ThreadSanitizer (ordering.hpp) the same is written as seq_cst
+//   operations - an exchange for pop's claim, seq_cst loads in steal, and
+//   a seq_cst publish when the pool's idle protocol needs one - which fall
+//   in one total order and give the same two guarantees.
 // - The ring grows (doubling) when full. Only the owner grows it; the old
 //   rings stay allocated until the deque is destroyed because a thief may
 //   still be reading a slot through one (they are few: capacity doubles).
@@ -40,6 +38,8 @@
 #include <type_traits>
 #include <vector>
 
+#include <lanes/compute/detail/ordering.hpp>
+
 namespace lanes::compute::detail {
 
 template <class T>
@@ -58,14 +58,19 @@ class work_stealing_deque {
 
   static constexpr std::uintptr_t any_tag = ~std::uintptr_t{0};
 
-  // Owner only. `announce`: publish with a seq_cst store (see above).
-  void push(T item, std::uintptr_t tag = 0, bool announce = false) {
+  // Owner only. `announce`: the caller orders this publication before a
+  // later load (idle_signal.hpp); in the seq_cst form it must be seq_cst.
+  void push(T item, std::uintptr_t tag = 0, [[maybe_unused]] bool announce = false) {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
     ring* r = ring_.load(std::memory_order_relaxed);
     if (b - t > r->mask) r = grow(r, t, b);
     r->put(b, item, tag);
+#if LANES_COMPUTE_SEQ_CST_FORM
     bottom_.store(b + 1, announce ? std::memory_order_seq_cst : std::memory_order_release);
+#else
+    bottom_.store(b + 1, std::memory_order_release);
+#endif
   }
 
   // Owner only: the newest job, or nullptr if the deque is empty (or a
@@ -73,8 +78,14 @@ class work_stealing_deque {
   T pop() {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     ring* r = ring_.load(std::memory_order_relaxed);
+#if LANES_COMPUTE_SEQ_CST_FORM
     bottom_.exchange(b, std::memory_order_seq_cst);  // the claim, before the read of top_
     std::int64_t t = top_.load(std::memory_order_seq_cst);
+#else
+    bottom_.store(b, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the claim, before the read of top_
+    std::int64_t t = top_.load(std::memory_order_relaxed);
+#endif
     if (t > b) {  // empty
       bottom_.store(b + 1, std::memory_order_relaxed);
       return nullptr;
@@ -93,8 +104,14 @@ class work_stealing_deque {
   // `only` (unless `only` is any_tag), or if another thread won the race
   // for it (the caller may try again).
   T steal(std::uintptr_t only = any_tag) {
+#if LANES_COMPUTE_SEQ_CST_FORM
     std::int64_t t = top_.load(std::memory_order_seq_cst);
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
+#else
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const std::int64_t b = bottom_.load(std::memory_order_acquire);
+#endif
     if (t >= b) return nullptr;
     ring* r = ring_.load(std::memory_order_acquire);
     if (only != any_tag && r->tag(t) != only) return nullptr;
