@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "compute/registry.hpp"
+#include "cpu_relax.hpp"
 
 namespace lanes::compute::detail {
 
@@ -31,9 +32,7 @@ class idle_spell {
   bool keep_looking() noexcept {
     if (round_ < pause_rounds) {
       ++round_;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      lanes::detail::cpu_relax();
       return true;
     }
     const auto now = std::chrono::steady_clock::now();

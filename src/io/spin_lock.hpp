@@ -7,17 +7,9 @@
 #include <atomic>
 #include <thread>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
+#include "cpu_relax.hpp"
 
 namespace lanes::detail {
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
 
 class spin_lock {
  public:
