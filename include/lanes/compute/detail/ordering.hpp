@@ -12,13 +12,6 @@
 // both (idle_signal.hpp, work_stealing_deque.hpp).
 #pragma once
 
-#if defined(__SANITIZE_THREAD__)
-#define LANES_COMPUTE_SEQ_CST_FORM 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LANES_COMPUTE_SEQ_CST_FORM 1
-#endif
-#endif
-#ifndef LANES_COMPUTE_SEQ_CST_FORM
-#define LANES_COMPUTE_SEQ_CST_FORM 0
-#endif
+#include <lanes/detail/sanitizers.hpp>
+
+#define LANES_COMPUTE_SEQ_CST_FORM LANES_TSAN
