@@ -17,7 +17,7 @@
 #include <thread>
 
 #include "compute/registry.hpp"
-#include "cpu_relax.hpp"
+#include <lanes/detail/cpu_relax.hpp>
 
 namespace lanes::compute::detail {
 

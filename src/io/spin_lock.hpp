@@ -7,7 +7,7 @@
 #include <atomic>
 #include <thread>
 
-#include "cpu_relax.hpp"
+#include <lanes/detail/cpu_relax.hpp>
 
 namespace lanes::detail {
 

@@ -27,7 +27,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include <lanes/compute/detail/ordering.hpp>
+#include <lanes/detail/ordering.hpp>
 
 namespace lanes::compute::detail {
 
@@ -35,7 +35,7 @@ class idle_signal {
  public:
   // After publishing a job.
   void notify_new_work() noexcept {
-#if LANES_COMPUTE_SEQ_CST_FORM
+#if LANES_SEQ_CST_FORM
     if (sleepers_.load(std::memory_order_seq_cst) != 0) wake_one();
 #else
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -55,7 +55,7 @@ class idle_signal {
   // cancel_sleep() (found work) or sleep(the epoch announce returned).
   std::uint32_t announce() noexcept {
     sleepers_.fetch_add(1, std::memory_order_seq_cst);
-#if !LANES_COMPUTE_SEQ_CST_FORM
+#if !LANES_SEQ_CST_FORM
     std::atomic_thread_fence(std::memory_order_seq_cst);
 #endif
     return epoch_.load(std::memory_order_seq_cst);

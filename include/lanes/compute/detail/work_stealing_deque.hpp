@@ -38,7 +38,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <lanes/compute/detail/ordering.hpp>
+#include <lanes/detail/ordering.hpp>
 
 namespace lanes::compute::detail {
 
@@ -66,7 +66,7 @@ class work_stealing_deque {
     ring* r = ring_.load(std::memory_order_relaxed);
     if (b - t > r->mask) r = grow(r, t, b);
     r->put(b, item, tag);
-#if LANES_COMPUTE_SEQ_CST_FORM
+#if LANES_SEQ_CST_FORM
     bottom_.store(b + 1, announce ? std::memory_order_seq_cst : std::memory_order_release);
 #else
     bottom_.store(b + 1, std::memory_order_release);
@@ -78,7 +78,7 @@ class work_stealing_deque {
   T pop() {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
     ring* r = ring_.load(std::memory_order_relaxed);
-#if LANES_COMPUTE_SEQ_CST_FORM
+#if LANES_SEQ_CST_FORM
     bottom_.exchange(b, std::memory_order_seq_cst);  // the claim, before the read of top_
     std::int64_t t = top_.load(std::memory_order_seq_cst);
 #else
@@ -104,7 +104,7 @@ class work_stealing_deque {
   // `only` (unless `only` is any_tag), or if another thread won the race
   // for it (the caller may try again).
   T steal(std::uintptr_t only = any_tag) {
-#if LANES_COMPUTE_SEQ_CST_FORM
+#if LANES_SEQ_CST_FORM
     std::int64_t t = top_.load(std::memory_order_seq_cst);
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
 #else

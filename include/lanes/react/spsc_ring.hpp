@@ -1,0 +1,435 @@
+// spsc_ring: a bounded lock-free queue from one producer thread to one
+// consumer thread - the react lane's input and output.
+//
+//   auto [tx, rx] = lanes::react::spsc_ring<order>::make(4096);
+//   tx.try_push(order{...});            // producer thread: false when full
+//   if (auto o = rx.try_pop()) ...;     // consumer thread: nullopt when empty
+//
+// The two handles are move-only and there is one of each, so two
+// producers (or two consumers) cannot share a ring without the type
+// system saying no. Each handle keeps the ring alive; items still in it
+// when the last handle goes are destroyed then.
+//
+// Why it is fast (rigtorp's SPSCQueue, Vyukov's bounded queues): the
+// producer owns `tail`, the consumer owns `head`, each on its own cache
+// line, so the threads never write the same line. Each handle keeps a
+// private copy of the other side's index and reads the shared one only
+// when its copy says full (producer) or empty (consumer): in a stream the
+// cross-core read happens once per ring's worth of items, not per item.
+// Indices run freely (64-bit: they do not wrap in centuries) and are masked
+// into a power-of-two slot array, so full and empty need no spare slot.
+// Batches (push_n, pop_n, write/commit, read/consume) publish many items
+// with one index store.
+//
+// Orderings: the producer constructs a slot, then stores tail (release);
+// the consumer loads tail (acquire) before it reads the slot. The consumer
+// destroys what it took, then stores head (release); the producer loads
+// head (acquire) before constructing in that slot again.
+//
+// Sleeping: spinning needs nothing from the ring. A side that parks (a
+// thread on a futex, an io task) arms that side's wait slot, and the other
+// side then checks the slot after every publish, which costs a fence
+// (react/detail/wait_slot.hpp). A ring pays only for what it is made for:
+// ring_options says at make() which sides may park; arming a side the
+// ring was not made for is a config_error.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <lanes/config_error.hpp>
+#include <lanes/detail/ordering.hpp>
+#include <lanes/react/detail/wait_slot.hpp>
+
+namespace lanes::react {
+
+// Which sides of a ring may sleep instead of spinning. Fixed at make().
+struct ring_options {
+  // The consumer may park (a thread on spin_then_park or blocking, an io
+  // task awaiting items). Every publish by the producer then pays one
+  // fence to look for a sleeper. Default: off (the consumer spins).
+  bool consumer_may_park = false;
+  // The producer may park waiting for space (an io task awaiting space, a
+  // thread in push_wait). Every release by the consumer then pays one fence.
+  bool producer_may_park = false;
+};
+
+// The most slots one ring may have: larger is a typo, not a plan.
+inline constexpr std::size_t max_ring_capacity = std::size_t{1} << 32;
+
+namespace detail {
+
+// x86-64 and most arm64 cores. (std::hardware_destructive_interference_size
+// is not used: g++ warns that it may differ between compilations.)
+inline constexpr std::size_t cache_line = 64;
+
+template <class T>
+class ring_state {
+ public:
+  ring_state(std::size_t capacity, ring_options options)
+      : mask_(capacity - 1),
+        options_(options),
+        slots_(static_cast<T*>(::operator new(capacity * sizeof(T), std::align_val_t{slot_alignment}))) {}
+  ring_state(const ring_state&) = delete;
+  ring_state& operator=(const ring_state&) = delete;
+  ~ring_state() {
+    // Both handles are gone (their shared_ptr references ordered every
+    // write before this): what is left between head and tail is ours.
+    if constexpr (!std::is_trivially_destructible_v<T>) {
+      const std::size_t tail = tail_.load(std::memory_order_relaxed);
+      for (std::size_t i = head_.load(std::memory_order_relaxed); i != tail; ++i) slot(i)->~T();
+    }
+    ::operator delete(slots_, std::align_val_t{slot_alignment});
+  }
+
+  T* slot(std::size_t index) const noexcept { return slots_ + (index & mask_); }
+  std::size_t capacity() const noexcept { return mask_ + 1; }
+
+  static constexpr std::size_t slot_alignment = alignof(T) > cache_line ? alignof(T) : cache_line;
+
+  // Read-only after construction: shared by both cores without traffic.
+  const std::size_t mask_;
+  const ring_options options_;
+  T* const slots_;
+  // Written by the producer only: the next index it will fill.
+  alignas(cache_line) std::atomic<std::size_t> tail_{0};
+  // Written by the consumer only: the next index it will read.
+  alignas(cache_line) std::atomic<std::size_t> head_{0};
+  // Armed by a sleeping consumer, notified by the producer (and the reverse).
+  alignas(cache_line) wait_slot consumer_waiting_;
+  std::atomic<bool> producer_gone_{false};
+  alignas(cache_line) wait_slot producer_waiting_;
+  std::atomic<bool> consumer_gone_{false};
+};
+
+// The n slots from index `from`, as one or two spans (the array wraps).
+template <class Chunk, class T>
+Chunk chunk_at(ring_state<T>* state, std::size_t from, std::size_t n) noexcept {
+  const std::size_t offset = from & state->mask_;
+  const std::size_t until_end = state->capacity() - offset;
+  if (n <= until_end) return Chunk{{state->slot(from), n}, {}};
+  return Chunk{{state->slot(from), until_end}, {state->slots_, n - until_end}};
+}
+
+[[noreturn]] inline void throw_not_made_to_park(const char* side) {
+  throw config_error(std::string("lanes::react::spsc_ring: the ") + side +
+                     " tried to park, but the ring was made without ring_options{." + side +
+                     "_may_park = true}: make it with that option, or use a spinning wait strategy");
+}
+
+}  // namespace detail
+
+template <class T>
+class ring_producer;
+template <class T>
+class ring_consumer;
+
+template <class T>
+class spsc_ring {
+  static_assert(std::is_object_v<T> && !std::is_const_v<T>, "spsc_ring<T>: T must be a non-const object type");
+  static_assert(std::is_nothrow_destructible_v<T>, "spsc_ring<T>: T's destructor must not throw");
+  static_assert(std::is_nothrow_move_constructible_v<T>,
+                "spsc_ring<T>: T must be nothrow move-constructible (popping moves an item out of its slot)");
+
+ public:
+  using producer = ring_producer<T>;
+  using consumer = ring_consumer<T>;
+  struct handles {
+    ring_producer<T> producer;
+    ring_consumer<T> consumer;
+  };
+
+  // capacity: a power of two in [1, max_ring_capacity]; anything else is a
+  // config_error (a ring silently larger than asked would hide a typo).
+  static handles make(std::size_t capacity, ring_options options = {}) {
+    if (capacity == 0 || (capacity & (capacity - 1)) != 0 || capacity > max_ring_capacity) {
+      throw config_error("lanes::react::spsc_ring: capacity " + std::to_string(capacity) +
+                         " is not a power of two between 1 and 2^32 (try 1024 or 4096)");
+    }
+    auto state = std::make_shared<detail::ring_state<T>>(capacity, options);
+    return handles{ring_producer<T>(state), ring_consumer<T>(std::move(state))};
+  }
+};
+
+// The producing side. Only the thread that owns it may call it.
+template <class T>
+class ring_producer {
+ public:
+  ring_producer() noexcept = default;  // an empty handle, to be assigned
+  ring_producer(ring_producer&& other) noexcept { swap(other); }
+  ring_producer& operator=(ring_producer&& other) noexcept {
+    ring_producer(std::move(other)).swap(*this);
+    return *this;
+  }
+  ring_producer(const ring_producer&) = delete;
+  ring_producer& operator=(const ring_producer&) = delete;
+  ~ring_producer() {
+    if (!state_) return;
+    state_->producer_gone_.store(true, lanes::detail::dekker_store);
+    lanes::detail::dekker_fence();
+    state_->consumer_waiting_.notify();  // a consumer asleep on an empty ring learns it stays empty
+  }
+
+  explicit operator bool() const noexcept { return state_ != nullptr; }
+  std::size_t capacity() const noexcept { return state_->capacity(); }
+  const ring_options& options() const noexcept { return state_->options_; }
+
+  bool try_push(const T& item) requires std::is_copy_constructible_v<T> { return try_emplace(item); }
+  bool try_push(T&& item) { return try_emplace(std::move(item)); }
+
+  // Constructs an item in place. False (and nothing constructed) when full.
+  // If the constructor throws, the ring is unchanged.
+  template <class... Args>
+  bool try_emplace(Args&&... args) {
+    if (free_slots_cached() == 0 && refresh_free_slots() == 0) return false;
+    ::new (static_cast<void*>(state_->slot(tail_))) T(std::forward<Args>(args)...);
+    publish(tail_ + 1);
+    return true;
+  }
+
+  // Constructs up to `count` items from `first` (use std::make_move_iterator
+  // to move) and publishes them with one store. Returns how many it took.
+  template <class InputIt>
+  std::size_t push_n(InputIt first, std::size_t count) {
+    std::size_t room = free_slots_cached();
+    if (room < count) room = refresh_free_slots();
+    const std::size_t n = count < room ? count : room;
+    std::size_t done = 0;
+    if constexpr (std::is_nothrow_constructible_v<T, decltype(*first)>) {
+      for (; done < n; ++done, ++first) ::new (static_cast<void*>(state_->slot(tail_ + done))) T(*first);
+    } else {
+      try {
+        for (; done < n; ++done, ++first) ::new (static_cast<void*>(state_->slot(tail_ + done))) T(*first);
+      } catch (...) {
+        if (done != 0) publish(tail_ + done);  // what was built is kept; the throw is the caller's
+        throw;
+      }
+    }
+    if (n != 0) publish(tail_ + n);
+    return n;
+  }
+
+  // Free slots as raw storage, for types with no constructor to run:
+  // write into first then second, then commit(k) publishes the first k.
+  struct write_chunk {
+    std::span<T> first;
+    std::span<T> second;
+    std::size_t size() const noexcept { return first.size() + second.size(); }
+    T& operator[](std::size_t i) const noexcept { return i < first.size() ? first[i] : second[i - first.size()]; }
+  };
+  write_chunk write(std::size_t max)
+    requires(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>)
+  {
+    std::size_t room = free_slots_cached();
+    if (room < max) room = refresh_free_slots();
+    return detail::chunk_at<write_chunk>(state_.get(), tail_, max < room ? max : room);
+  }
+  void commit(std::size_t k) noexcept
+    requires(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>)
+  {
+    if (k != 0) publish(tail_ + k);
+  }
+
+  // Free slots right now (reads the consumer's index).
+  std::size_t free_slots() noexcept { return refresh_free_slots(); }
+  // The consumer handle was dropped: nothing pushed will be read.
+  bool consumer_gone() const noexcept { return state_->consumer_gone_.load(std::memory_order_acquire); }
+
+  // Sleeping until there is space (for waits and the io bridge): arm, and
+  // if arming returns false, space appeared meanwhile (or the consumer is
+  // gone) and the slot is already disarmed. A config_error unless the ring
+  // was made with producer_may_park.
+  bool arm_wait_for_space(detail::wake_target target) {
+    if (!state_->options_.producer_may_park) detail::throw_not_made_to_park("producer");
+    state_->producer_waiting_.arm(target);
+    lanes::detail::dekker_fence();
+    head_cache_ = state_->head_.load(lanes::detail::dekker_load);
+    if (free_slots_cached() == 0 && !state_->consumer_gone_.load(lanes::detail::dekker_load)) return true;
+    state_->producer_waiting_.disarm();
+    return false;
+  }
+  // True when it was still armed (no wake-up was sent).
+  bool disarm_wait() noexcept { return state_->producer_waiting_.disarm(); }
+
+  void swap(ring_producer& other) noexcept {
+    std::swap(state_, other.state_);
+    std::swap(tail_, other.tail_);
+    std::swap(head_cache_, other.head_cache_);
+  }
+
+ private:
+  friend class spsc_ring<T>;
+  explicit ring_producer(std::shared_ptr<detail::ring_state<T>> state) noexcept : state_(std::move(state)) {}
+
+  std::size_t free_slots_cached() const noexcept { return state_->capacity() - (tail_ - head_cache_); }
+  std::size_t refresh_free_slots() noexcept {
+    head_cache_ = state_->head_.load(std::memory_order_acquire);
+    return free_slots_cached();
+  }
+  void publish(std::size_t new_tail) noexcept {
+    tail_ = new_tail;
+    state_->tail_.store(new_tail, lanes::detail::dekker_store);
+    if (state_->options_.consumer_may_park) {
+      lanes::detail::dekker_fence();
+      state_->consumer_waiting_.notify();
+    }
+  }
+
+  std::shared_ptr<detail::ring_state<T>> state_;
+  std::size_t tail_ = 0;        // == state_->tail_: only this handle writes it
+  std::size_t head_cache_ = 0;  // the consumer's head as last read: never ahead of it
+};
+
+// The consuming side. Only the thread that owns it may call it.
+template <class T>
+class ring_consumer {
+ public:
+  ring_consumer() noexcept = default;
+  ring_consumer(ring_consumer&& other) noexcept { swap(other); }
+  ring_consumer& operator=(ring_consumer&& other) noexcept {
+    ring_consumer(std::move(other)).swap(*this);
+    return *this;
+  }
+  ring_consumer(const ring_consumer&) = delete;
+  ring_consumer& operator=(const ring_consumer&) = delete;
+  ~ring_consumer() {
+    if (!state_) return;
+    state_->consumer_gone_.store(true, lanes::detail::dekker_store);
+    lanes::detail::dekker_fence();
+    state_->producer_waiting_.notify();
+  }
+
+  explicit operator bool() const noexcept { return state_ != nullptr; }
+  std::size_t capacity() const noexcept { return state_->capacity(); }
+  const ring_options& options() const noexcept { return state_->options_; }
+
+  // The oldest item, or nullptr when the ring is empty. It stays in the
+  // ring until pop_front().
+  T* front() noexcept {
+    if (available_cached() == 0 && refresh_available() == 0) return nullptr;
+    return state_->slot(head_);
+  }
+  // Destroys the front item (front() must have returned one).
+  void pop_front() noexcept {
+    state_->slot(head_)->~T();
+    release(head_ + 1);
+  }
+
+  std::optional<T> try_pop() noexcept {
+    T* item = front();
+    if (item == nullptr) return std::nullopt;
+    std::optional<T> out(std::move(*item));
+    pop_front();
+    return out;
+  }
+  bool try_pop(T& out) noexcept(std::is_nothrow_move_assignable_v<T>) {
+    T* item = front();
+    if (item == nullptr) return false;
+    out = std::move(*item);
+    pop_front();
+    return true;
+  }
+
+  // Moves up to `max` items to `out` and releases their slots with one
+  // store. Returns how many.
+  template <class OutputIt>
+  std::size_t pop_n(OutputIt out, std::size_t max) {
+    const read_chunk chunk = read(max);
+    std::size_t done = 0;
+    try {
+      for (; done < chunk.size(); ++done) *out++ = std::move(chunk[done]);
+    } catch (...) {
+      consume(done);  // the ones handed over are gone from the ring
+      throw;
+    }
+    consume(done);
+    return done;
+  }
+
+  // Up to `max` items in place: read them in first then second, then
+  // consume(k) destroys the first k and frees their slots.
+  struct read_chunk {
+    std::span<T> first;
+    std::span<T> second;
+    std::size_t size() const noexcept { return first.size() + second.size(); }
+    T& operator[](std::size_t i) const noexcept { return i < first.size() ? first[i] : second[i - first.size()]; }
+  };
+  read_chunk read(std::size_t max) noexcept {
+    std::size_t ready = available_cached();
+    if (ready < max) ready = refresh_available();
+    return detail::chunk_at<read_chunk>(state_.get(), head_, max < ready ? max : ready);
+  }
+  void consume(std::size_t k) noexcept {
+    if (k == 0) return;
+    if constexpr (!std::is_trivially_destructible_v<T>) {
+      for (std::size_t i = 0; i < k; ++i) state_->slot(head_ + i)->~T();
+    }
+    release(head_ + k);
+  }
+
+  // Items ready right now (reads the producer's index).
+  std::size_t size() noexcept { return refresh_available(); }
+  bool empty() noexcept { return available_cached() == 0 && refresh_available() == 0; }
+  // The producer handle was dropped: once empty, the ring stays empty.
+  bool producer_gone() const noexcept { return state_->producer_gone_.load(std::memory_order_acquire); }
+  // The most items this consumer has seen waiting at once (sampled each
+  // time it reads the producer's index, which it does when it has consumed
+  // all it knew of).
+  std::size_t high_water() const noexcept { return high_water_; }
+
+  // Sleeping until items arrive (for parking wait strategies and the io
+  // bridge); see ring_producer::arm_wait_for_space.
+  bool arm_wait_for_items(detail::wake_target target) {
+    if (!state_->options_.consumer_may_park) detail::throw_not_made_to_park("consumer");
+    state_->consumer_waiting_.arm(target);
+    lanes::detail::dekker_fence();
+    tail_cache_ = state_->tail_.load(lanes::detail::dekker_load);
+    if (available_cached() == 0 && !state_->producer_gone_.load(lanes::detail::dekker_load)) return true;
+    state_->consumer_waiting_.disarm();
+    return false;
+  }
+  bool disarm_wait() noexcept { return state_->consumer_waiting_.disarm(); }
+
+  void swap(ring_consumer& other) noexcept {
+    std::swap(state_, other.state_);
+    std::swap(head_, other.head_);
+    std::swap(tail_cache_, other.tail_cache_);
+    std::swap(high_water_, other.high_water_);
+  }
+
+ private:
+  friend class spsc_ring<T>;
+  explicit ring_consumer(std::shared_ptr<detail::ring_state<T>> state) noexcept : state_(std::move(state)) {}
+
+  std::size_t available_cached() const noexcept { return tail_cache_ - head_; }
+  std::size_t refresh_available() noexcept {
+    tail_cache_ = state_->tail_.load(std::memory_order_acquire);
+    const std::size_t ready = available_cached();
+    if (ready > high_water_) high_water_ = ready;
+    return ready;
+  }
+  void release(std::size_t new_head) noexcept {
+    head_ = new_head;
+    state_->head_.store(new_head, lanes::detail::dekker_store);
+    if (state_->options_.producer_may_park) {
+      lanes::detail::dekker_fence();
+      state_->producer_waiting_.notify();
+    }
+  }
+
+  std::shared_ptr<detail::ring_state<T>> state_;
+  std::size_t head_ = 0;        // == state_->head_: only this handle writes it
+  std::size_t tail_cache_ = 0;  // the producer's tail as last read: never ahead of it
+  std::size_t high_water_ = 0;
+};
+
+}  // namespace lanes::react
