@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include "budget/core_reservations.hpp"
+
 namespace lanes {
 
 namespace detail {
@@ -41,7 +43,10 @@ struct blocking_pool_state : std::enable_shared_from_this<blocking_pool_state> {
     ++threads;
     peak = std::max(peak, threads);
     const std::string name = (opts.thread_name + "-" + std::to_string(next_thread_id++)).substr(0, 15);
-    std::thread t([self = shared_from_this()] { self->run(); });
+    std::thread t([self = shared_from_this()] {
+      detail::lane_thread_scope off_react_cores;
+      self->run();
+    });
     pthread_setname_np(t.native_handle(), name.c_str());
     t.detach();  // the thread holds the state; shutdown waits on thread_ended
   }

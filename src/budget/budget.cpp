@@ -24,6 +24,8 @@ budget_value machine_cpus(const cpu_limits& limits) {
   const auto quota = limits.tightest_quota();
   if (!quota || quota->whole_cpus() >= affinity) {
     std::string why = "the affinity mask allows " + std::to_string(affinity) + " CPU(s)";
+    if (!limits.reserved_cores.empty())
+      why += " besides the " + std::to_string(limits.reserved_cores.size()) + " react threads own";
     if (quota) why += " (the cgroup quota allows " + format_cpus(quota->cpus()) + ")";
     return {affinity, budget_source::affinity, why};
   }

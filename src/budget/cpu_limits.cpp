@@ -5,6 +5,7 @@
 
 #include "budget/affinity.hpp"
 #include "budget/cgroup_probe.hpp"
+#include "budget/core_reservations.hpp"
 #include "budget/system_files.hpp"
 
 namespace lanes {
@@ -32,7 +33,12 @@ unsigned cpu_limits::allowed_cpus() const {
 
 cpu_limits probe_cpu_limits(const probe_options& options) {
   cpu_limits limits;
-  limits.affinity_cpus = options.affinity_cpus ? std::max(*options.affinity_cpus, 1U) : detail::affinity_cpu_count();
+  if (options.affinity_cpus) {
+    limits.affinity_cpus = std::max(*options.affinity_cpus, 1U);
+  } else {
+    limits.affinity_cpus = detail::affinity_cpu_count();
+    limits.reserved_cores = detail::reserved_cores();
+  }
   detail::probe_cgroups(detail::system_files(options.root), limits);
   return limits;
 }

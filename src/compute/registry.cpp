@@ -15,6 +15,8 @@
 
 #include <lanes/budget.hpp>
 
+#include "budget/core_reservations.hpp"
+
 namespace lanes::compute::detail {
 
 namespace {
@@ -86,6 +88,7 @@ void* registry::thread_main(void* arg) noexcept {
   pthread_setname_np(pthread_self(), thread_name(r.options_.thread_name, w.index()).c_str());
   if (r.options_.low_priority) lower_priority();
   tls_worker = &w;
+  const lanes::detail::lane_thread_scope off_react_cores;
   const auto hook = [&](const std::function<void(std::size_t)>& f, const char* which) {
     if (!f) return;
     try {

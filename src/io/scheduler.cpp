@@ -8,7 +8,8 @@
 
 #include <lanes/config_error.hpp>
 
-#include "io/cycle_clock.hpp"
+#include "cycle_clock.hpp"
+#include "budget/core_reservations.hpp"
 #include "io/error_registry.hpp"
 
 namespace lanes::detail {
@@ -98,7 +99,10 @@ scheduler::~scheduler() { shutdown(); }
 void scheduler::start_threads() {
   for (auto& w : workers_) {
     worker* self = w.get();
-    w->thread = std::thread([this, self] { run_worker(*self, nullptr); });
+    w->thread = std::thread([this, self] {
+      lane_thread_scope off_react_cores;
+      run_worker(*self, nullptr);
+    });
     const std::string name = (thread_name_ + "-" + std::to_string(self->index)).substr(0, 15);
     pthread_setname_np(w->thread.native_handle(), name.c_str());
   }

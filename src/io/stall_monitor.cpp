@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "io/cycle_clock.hpp"
+#include "cycle_clock.hpp"
 
 namespace lanes::detail {
 

@@ -1,10 +1,16 @@
-#include "io/cycle_clock.hpp"
+#include "cycle_clock.hpp"
 
+#include <chrono>
 #include <thread>
 
 namespace lanes::detail {
 
 namespace {
+
+std::uint64_t monotonic_ns() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
 
 struct origin {
   std::uint64_t ticks;

@@ -1,8 +1,8 @@
-// cycle_clock: a cheap timestamp for per-poll timing (busy time, the
-// longest poll, the stall detector). On x86 it reads the TSC (constant and
-// non-stop on the machines lanes targets: /proc/cpuinfo constant_tsc,
-// nonstop_tsc), ~25 cycles instead of ~60 for clock_gettime; elsewhere it
-// is CLOCK_MONOTONIC in ns. Ticks are turned into nanoseconds only on cold
+// cycle_clock: a cheap timestamp for per-poll timing (the io lane's busy
+// time, longest poll and stall detector; the react lane's work/wait
+// split). On x86 it reads the TSC (constant and non-stop on the machines
+// lanes targets: /proc/cpuinfo constant_tsc, nonstop_tsc), ~25 cycles
+// instead of ~60 for clock_gettime; elsewhere it is CLOCK_MONOTONIC in ns. Ticks are turned into nanoseconds only on cold
 // paths (metrics snapshots, stall reports), with a rate measured between
 // the first use and now.
 #pragma once
@@ -13,7 +13,7 @@
 #include <x86intrin.h>
 #endif
 
-#include "io/driver.hpp"
+#include <chrono>
 
 namespace lanes::detail {
 
@@ -23,7 +23,8 @@ class cycle_clock {
 #if defined(__x86_64__) || defined(__i386__)
     return __rdtsc();
 #else
-    return monotonic_ns();
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
 #endif
   }
   static double ns_per_tick() noexcept;
