@@ -1,0 +1,253 @@
+// The io lane's side of a react ring: an io task feeds a react thread and
+// awaits what comes back, suspending (never blocking its worker) when the
+// ring is full or empty.
+//
+//   auto [orders_tx, orders_rx] = spsc_ring<order>::make(1024, {.producer_may_park = true});
+//   auto [fills_tx, fills_rx]   = spsc_ring<fill>::make(1024, {.consumer_may_park = true});
+//   // react thread: input(orders_rx, ...) pushing into fills_tx
+//   // io task:
+//   if (auto back = co_await lanes::react::send(orders_tx, o)) { /* react side gone */ }
+//   while (auto f = co_await lanes::react::recv(fills_rx)) handle(*f);   // ends with closed
+//   // or, a batch per wake-up:
+//   while (co_await lanes::react::items_ready(fills_rx)) while (auto f = fills_rx.try_pop()) handle(*f);
+//
+// How the react side wakes the task: the suspended awaiter arms the ring
+// side's wait slot with the task's waker; the react thread, after it
+// publishes, pays a fence and one load of that slot, and only when the slot
+// is armed takes it and schedules the task (a queue push, and a futex wake
+// only if the io worker is asleep). Wake-ups are batched by construction:
+// a slot is armed once per suspension, so however many items the react
+// thread publishes before the task runs, it wakes the task once, and the
+// task then finds them all.
+//
+// The ring must be made for it: send() needs producer_may_park, recv() and
+// items_ready() need consumer_may_park (config_error otherwise, thrown at
+// the co_await).
+//
+// Cancellation: an awaiter destroyed while suspended (timeout, abort,
+// select) disarms its slot; if the react thread is waking it at that
+// moment the destructor waits those few instructions out. Nothing is taken
+// from or put into the ring by a cancelled await.
+#pragma once
+
+#include <coroutine>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/react/spsc_ring.hpp>
+#include <lanes/result.hpp>
+#include <lanes/sync/closed.hpp>
+
+namespace lanes::react {
+
+namespace detail {
+
+// The suspension part every ring awaiter shares: the task's waker behind a
+// wake_target, and whether the slot is still armed.
+class ring_task_wait {
+ public:
+  ring_task_wait() = default;
+  ring_task_wait(ring_task_wait&&) noexcept {}  // before it waits only
+  ring_task_wait(const ring_task_wait&) = delete;
+  ring_task_wait& operator=(const ring_task_wait&) = delete;
+
+  // await_suspend: arms with `arm(wake_target)`. True when suspended;
+  // false when the ring was ready by the time it was armed (resume now).
+  template <class Arm>
+  bool suspend(std::coroutine_handle<> h, const char* what, Arm&& arm) {
+    auto& self = lanes::detail::require_current_task(what);
+    self.set_resume_point(h);
+    waker_ = self.make_waker();
+    if (arm(wake_target{&wake, this})) {
+      armed_ = true;
+      return true;
+    }
+    waker_ = {};
+    return false;
+  }
+
+  // await_suspend when the ring turned out ready but the task is out of
+  // its cooperative budget: reschedule it once (others run first).
+  static bool yield_if_out_of_budget(std::coroutine_handle<> h, const char* what) {
+    if (lanes::detail::coop_consume()) return false;
+    auto& self = lanes::detail::require_current_task(what);
+    self.set_resume_point(h);
+    self.make_waker().wake();  // running: it is rescheduled when this poll ends
+    return true;
+  }
+
+  // await_resume and the destructor: takes the slot back. After this no
+  // notifier is inside wake() for this awaiter (wait_slot::disarm waits).
+  template <class Disarm>
+  void settle(Disarm&& disarm) noexcept {
+    if (!armed_) return;
+    armed_ = false;
+    disarm();
+  }
+
+ private:
+  static void wake(void* self) noexcept { std::move(static_cast<ring_task_wait*>(self)->waker_).wake(); }
+
+  lanes::detail::waker waker_;
+  bool armed_ = false;
+};
+
+}  // namespace detail
+
+template <class T>
+class recv_awaiter {
+ public:
+  explicit recv_awaiter(ring_consumer<T>& rx) : rx_(rx) {
+    if (!rx_.options().consumer_may_park) detail::throw_not_made_to_park("consumer");
+  }
+  recv_awaiter(recv_awaiter&&) noexcept = default;
+  ~recv_awaiter() { wait_.settle([this] { rx_.disarm_wait(); }); }
+
+  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::recv()");
+    return wait_.suspend(h, "co_await lanes::react::recv()", [this](detail::wake_target t) {
+      return rx_.arm_wait_for_items(t);
+    });
+  }
+  // The oldest item, or closed once the producer is gone and the ring is
+  // empty. (Woken only by an item or by the producer leaving; the consumer
+  // is this task alone, so what woke it is still there.)
+  result<T, closed> await_resume() {
+    wait_.settle([this] { rx_.disarm_wait(); });
+    if (std::optional<T> item = rx_.try_pop()) return std::move(*item);
+    return closed{};
+  }
+
+ private:
+  bool ready() { return !rx_.empty() || rx_.producer_gone(); }
+
+  ring_consumer<T>& rx_;
+  detail::ring_task_wait wait_;
+};
+
+// Completes with true when `rx` has items (take them with try_pop, pop_n
+// or read/consume: as many as there are, one wake-up for all), false once
+// the producer is gone and the ring is empty.
+template <class T>
+class items_ready_awaiter {
+ public:
+  explicit items_ready_awaiter(ring_consumer<T>& rx) : rx_(rx) {
+    if (!rx_.options().consumer_may_park) detail::throw_not_made_to_park("consumer");
+  }
+  items_ready_awaiter(items_ready_awaiter&&) noexcept = default;
+  ~items_ready_awaiter() { wait_.settle([this] { rx_.disarm_wait(); }); }
+
+  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::items_ready()");
+    return wait_.suspend(h, "co_await lanes::react::items_ready()", [this](detail::wake_target t) {
+      return rx_.arm_wait_for_items(t);
+    });
+  }
+  bool await_resume() {
+    wait_.settle([this] { rx_.disarm_wait(); });
+    return !rx_.empty();
+  }
+
+ private:
+  bool ready() { return !rx_.empty() || rx_.producer_gone(); }
+  ring_consumer<T>& rx_;
+  detail::ring_task_wait wait_;
+};
+
+template <class T>
+class send_awaiter {
+ public:
+  send_awaiter(ring_producer<T>& tx, T value) : tx_(tx), value_(std::move(value)) {
+    if (!tx_.options().producer_may_park) detail::throw_not_made_to_park("producer");
+  }
+  send_awaiter(send_awaiter&&) noexcept = default;
+  ~send_awaiter() { wait_.settle([this] { tx_.disarm_wait(); }); }
+
+  bool await_ready() { return try_now() && lanes::detail::coop_consume(); }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (outcome_decided_) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::send()");
+    return wait_.suspend(h, "co_await lanes::react::send()", [this](detail::wake_target t) {
+      return tx_.arm_wait_for_space(t);
+    });
+  }
+  // std::nullopt once the value is in the ring; the value back when the
+  // consumer is gone. (Woken only by space or by the consumer leaving; the
+  // producer is this task alone, so the space is still there.)
+  std::optional<T> await_resume() {
+    wait_.settle([this] { tx_.disarm_wait(); });
+    if (!outcome_decided_) try_now();
+    if (sent_) return std::nullopt;
+    return std::optional<T>(std::move(value_));
+  }
+
+ private:
+  // Sends if there is room; true when the outcome (sent, or refused) is known.
+  bool try_now() {
+    if (outcome_decided_) return true;
+    if (tx_.consumer_gone()) {
+      outcome_decided_ = true;
+    } else if (tx_.try_push(std::move(value_))) {
+      outcome_decided_ = sent_ = true;
+    }
+    return outcome_decided_;
+  }
+
+  ring_producer<T>& tx_;
+  T value_;
+  detail::ring_task_wait wait_;
+  bool outcome_decided_ = false;
+  bool sent_ = false;
+};
+
+// Completes with true when `tx` has a free slot (fill it with try_push,
+// push_n or write/commit), false when the consumer is gone.
+template <class T>
+class space_ready_awaiter {
+ public:
+  explicit space_ready_awaiter(ring_producer<T>& tx) : tx_(tx) {
+    if (!tx_.options().producer_may_park) detail::throw_not_made_to_park("producer");
+  }
+  space_ready_awaiter(space_ready_awaiter&&) noexcept = default;
+  ~space_ready_awaiter() { wait_.settle([this] { tx_.disarm_wait(); }); }
+
+  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::space_ready()");
+    return wait_.suspend(h, "co_await lanes::react::space_ready()", [this](detail::wake_target t) {
+      return tx_.arm_wait_for_space(t);
+    });
+  }
+  bool await_resume() {
+    wait_.settle([this] { tx_.disarm_wait(); });
+    return !tx_.consumer_gone();
+  }
+
+ private:
+  bool ready() { return tx_.consumer_gone() || tx_.free_slots() != 0; }
+  ring_producer<T>& tx_;
+  detail::ring_task_wait wait_;
+};
+
+template <class T>
+recv_awaiter<T> recv(ring_consumer<T>& rx) {
+  return recv_awaiter<T>(rx);
+}
+template <class T>
+items_ready_awaiter<T> items_ready(ring_consumer<T>& rx) {
+  return items_ready_awaiter<T>(rx);
+}
+template <class T, class U>
+  requires std::is_constructible_v<T, U&&>
+send_awaiter<T> send(ring_producer<T>& tx, U&& value) {
+  return send_awaiter<T>(tx, T(std::forward<U>(value)));
+}
+template <class T>
+space_ready_awaiter<T> space_ready(ring_producer<T>& tx) {
+  return space_ready_awaiter<T>(tx);
+}
+
+}  // namespace lanes::react
