@@ -102,7 +102,8 @@ react_thread_builder& react_thread_builder::on_error(std::function<void(std::exc
   settings_->on_error = std::move(hook);
   return *this;
 }
-react_thread_builder& react_thread_builder::wait_with(std::unique_ptr<wait_strategy> strategy) {
+react_thread_builder& react_thread_builder::wait(std::unique_ptr<wait_strategy> strategy) {
+  if (!strategy) throw config_error("lanes::react::react_thread: wait(nullptr): give it a wait strategy");
   settings_->strategy = std::move(strategy);
   return *this;
 }

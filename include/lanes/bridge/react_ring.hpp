@@ -53,8 +53,12 @@ class ring_task_wait {
   ring_task_wait(const ring_task_wait&) = delete;
   ring_task_wait& operator=(const ring_task_wait&) = delete;
 
-  // await_suspend: arms with `arm(wake_target)`. True when suspended;
-  // false when the ring was ready by the time it was armed (resume now).
+  // await_suspend: arms with `arm(wake_target)`. True when suspended (the
+  // wake-up is coming, or came already while this poll runs: the task is
+  // then rescheduled when it ends); false when the ring was ready by the
+  // time it was armed and no wake-up will come (resume now). Returning
+  // false after a wake-up was sent would resume the task a second time,
+  // spuriously, at its next await.
   template <class Arm>
   bool suspend(std::coroutine_handle<> h, const char* what, Arm&& arm) {
     auto& self = lanes::detail::require_current_task(what);
@@ -167,40 +171,30 @@ class send_awaiter {
   send_awaiter(send_awaiter&&) noexcept = default;
   ~send_awaiter() { wait_.settle([this] { tx_.disarm_wait(); }); }
 
-  bool await_ready() { return try_now() && lanes::detail::coop_consume(); }
+  // The value goes into the ring in await_resume only, so an await that
+  // is cancelled (a timeout that fires) never half-sent it.
+  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
   bool await_suspend(std::coroutine_handle<> h) {
-    if (outcome_decided_) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::send()");
+    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::send()");
     return wait_.suspend(h, "co_await lanes::react::send()", [this](detail::wake_target t) {
       return tx_.arm_wait_for_space(t);
     });
   }
   // std::nullopt once the value is in the ring; the value back when the
-  // consumer is gone. (Woken only by space or by the consumer leaving; the
-  // producer is this task alone, so the space is still there.)
+  // consumer is gone. (Resumed only when a slot is free or the consumer
+  // left - wait_slot::notify_if wakes for nothing else - and this task is
+  // the only producer, so the slot is still free.)
   std::optional<T> await_resume() {
     wait_.settle([this] { tx_.disarm_wait(); });
-    if (!outcome_decided_) try_now();
-    if (sent_) return std::nullopt;
+    if (!tx_.consumer_gone() && tx_.try_push(std::move(value_))) return std::nullopt;
     return std::optional<T>(std::move(value_));
   }
 
  private:
-  // Sends if there is room; true when the outcome (sent, or refused) is known.
-  bool try_now() {
-    if (outcome_decided_) return true;
-    if (tx_.consumer_gone()) {
-      outcome_decided_ = true;
-    } else if (tx_.try_push(std::move(value_))) {
-      outcome_decided_ = sent_ = true;
-    }
-    return outcome_decided_;
-  }
-
+  bool ready() { return tx_.consumer_gone() || tx_.free_slots() != 0; }
   ring_producer<T>& tx_;
   T value_;
   detail::ring_task_wait wait_;
-  bool outcome_decided_ = false;
-  bool sent_ = false;
 };
 
 // Completes with true when `tx` has a free slot (fill it with try_push,

@@ -82,7 +82,8 @@ class react_input {
   // The producer is gone and everything it sent was handled.
   virtual bool closed() = 0;
   virtual bool may_park() const noexcept = 0;
-  // False when it found items (or the producer gone) while arming: not armed.
+  // False when it found items (or the producer gone) while arming and no
+  // wake-up will come; true when one will (or already came): disarm later.
   virtual bool arm(wake_target target) = 0;
   virtual void disarm() noexcept = 0;
   // Any thread: the ring's high-water mark as last published by poll().
@@ -202,8 +203,10 @@ class react_thread_builder {
   // How it waits when its inputs are empty. Default busy_spin.
   template <std::derived_from<wait_strategy> Strategy>
   react_thread_builder& wait(Strategy strategy) {
-    return wait_with(std::make_unique<Strategy>(std::move(strategy)));
+    return wait(std::make_unique<Strategy>(std::move(strategy)));
   }
+  // The same, for a strategy chosen at run time (from a config file).
+  react_thread_builder& wait(std::unique_ptr<wait_strategy> strategy);
   // The most items taken from one input before looking at the next (and
   // published back to its producer as free slots at once). Default 64.
   react_thread_builder& batch(std::size_t max_items);
@@ -225,7 +228,6 @@ class react_thread_builder {
   react_thread start();
 
  private:
-  react_thread_builder& wait_with(std::unique_ptr<wait_strategy> strategy);
   react_thread_builder& input_with(std::unique_ptr<detail::react_input> input);
 
   std::unique_ptr<detail::react_settings> settings_;

@@ -244,18 +244,22 @@ class ring_producer {
   // The consumer handle was dropped: nothing pushed will be read.
   bool consumer_gone() const noexcept { return state_->consumer_gone_.load(std::memory_order_acquire); }
 
-  // Sleeping until there is space (for waits and the io bridge): arm, and
-  // if arming returns false, space appeared meanwhile (or the consumer is
-  // gone) and the slot is already disarmed. A config_error unless the ring
-  // was made with producer_may_park.
+  // Sleeping until there is space (for waits and the io bridge). Returns
+  // true when the target will be called: the slot is armed, or the
+  // consumer already took it and called the target (then sleeping returns
+  // at once); the caller sleeps and then calls disarm_wait(). False when
+  // the re-check found space (or the consumer gone) and the slot was taken
+  // back before anyone called the target: do not sleep. The difference
+  // matters to an io task, for which a wake-up it did not wait for would
+  // be a spurious resumption. A config_error unless the ring was made with
+  // producer_may_park.
   bool arm_wait_for_space(detail::wake_target target) {
     if (!state_->options_.producer_may_park) detail::throw_not_made_to_park("producer");
     state_->producer_waiting_.arm(target);
     lanes::detail::dekker_fence();
     head_cache_ = state_->head_.load(lanes::detail::dekker_load);
     if (free_slots_cached() == 0 && !state_->consumer_gone_.load(lanes::detail::dekker_load)) return true;
-    state_->producer_waiting_.disarm();
-    return false;
+    return !state_->producer_waiting_.disarm();
   }
   // True when it was still armed (no wake-up was sent).
   bool disarm_wait() noexcept { return state_->producer_waiting_.disarm(); }
@@ -280,7 +284,10 @@ class ring_producer {
     state_->tail_.store(new_tail, lanes::detail::dekker_store);
     if (state_->options_.consumer_may_park) {
       lanes::detail::dekker_fence();
-      state_->consumer_waiting_.notify();
+      // The consumer is woken only if an item is still there for it (see
+      // wait_slot::notify_if: a late notification must not wake it).
+      state_->consumer_waiting_.notify_if(
+          [this] { return state_->head_.load(std::memory_order_acquire) != tail_; });
     }
   }
 
@@ -394,8 +401,7 @@ class ring_consumer {
     lanes::detail::dekker_fence();
     tail_cache_ = state_->tail_.load(lanes::detail::dekker_load);
     if (available_cached() == 0 && !state_->producer_gone_.load(lanes::detail::dekker_load)) return true;
-    state_->consumer_waiting_.disarm();
-    return false;
+    return !state_->consumer_waiting_.disarm();
   }
   bool disarm_wait() noexcept { return state_->consumer_waiting_.disarm(); }
 
@@ -422,7 +428,9 @@ class ring_consumer {
     state_->head_.store(new_head, lanes::detail::dekker_store);
     if (state_->options_.producer_may_park) {
       lanes::detail::dekker_fence();
-      state_->producer_waiting_.notify();
+      // Likewise: woken only if a slot is still free for it.
+      state_->producer_waiting_.notify_if(
+          [this] { return state_->tail_.load(std::memory_order_acquire) - head_ < state_->capacity(); });
     }
   }
 

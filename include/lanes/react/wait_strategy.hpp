@@ -138,8 +138,8 @@ class one_ring_idle final : public idle_context {
   bool ready() override { return ready_(); }
   void park() override {
     const std::uint32_t seen = parker_.epoch();
-    if (!arm_(parker_.target())) return;  // the re-check found it ready: already disarmed
-    parker_.park(seen);
+    if (!arm_(parker_.target())) return;  // the re-check found it ready: taken back, no wake-up coming
+    parker_.park(seen);                   // returns at once if the wake-up came already
     disarm_();  // once it returns, the producer is done with parker_
   }
 

@@ -6,8 +6,9 @@
 // slot with a wake_target (a function and its argument: a parked thread's
 // futex word, an io task's waker), re-checks the ring, and sleeps only if
 // the re-check still finds nothing. The other side, after it changed the
-// ring, calls notify(): if the slot is armed it takes it, calls the target
-// and releases it.
+// ring, calls notify_if(): if the slot is armed it takes it, checks that
+// the change is still there for the waiter, calls the target and releases
+// it.
 //
 // No lost wake-up (Dekker; detail/ordering.hpp gives both forms):
 //   waiter:   state_ = armed (dekker_store); dekker_fence(); re-check index (dekker_load)
@@ -59,12 +60,32 @@ class wait_slot {
   }
 
   // Notifier: after storing its index (dekker_store) and dekker_fence().
-  void notify() noexcept {
+  // `still_waiting()` says, with the slot taken, whether the waiter's
+  // condition holds now; if it does not, the slot goes back to armed and
+  // no wake-up is sent. Why: a notification can be late - the notifier
+  // published, the waiter (not yet asleep) used what it published, filled
+  // or drained the ring again and re-armed, and only then did the notifier
+  // reach notify(). Waking it then would be a spurious wake-up, which a
+  // thread survives but an io task does not (it would resume with nothing
+  // to take). No wake-up is lost by putting it back: only the notifier's
+  // side can make the condition true, and it calls notify() again after
+  // each change it makes.
+  template <class StillWaiting>
+  void notify_if(StillWaiting still_waiting) noexcept {
     if (state_.load(lanes::detail::dekker_load) != armed) return;
     std::uint32_t expected = armed;
     if (!state_.compare_exchange_strong(expected, taken, std::memory_order_acquire)) return;
+    if (!still_waiting()) {
+      state_.store(armed, std::memory_order_release);
+      return;
+    }
     target_.wake(target_.argument);
     state_.store(idle, std::memory_order_release);
+  }
+  // The same for a change that always satisfies the waiter (the other
+  // side's handle is gone).
+  void notify() noexcept {
+    notify_if([] { return true; });
   }
 
   bool armed_now() const noexcept { return state_.load(std::memory_order_acquire) == armed; }
