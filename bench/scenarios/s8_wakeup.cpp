@@ -1,0 +1,260 @@
+// S8: one-way wake-up latency. One message at a time, ~100 us of idle
+// between messages (the consumer has gone quiet: parked, or spinning), the
+// sender timestamps just before sending and the consumer just after it
+// has the message; both read steady_clock. p50 / p99 / p99.9 / max for:
+//   - a thread parked on a condition variable;
+//   - a thread in std::atomic::wait;
+//   - an io task woken through a lanes channel (mpsc, try_send from a thread);
+//   - a react thread on the ring: busy_spin, and spin_then_park (which has
+//     parked by the time the message comes: the futex path);
+//   - spinning consumers on boost::lockfree::spsc_queue and moodycamel.
+// Sender and consumer sit on different CPUs when the mask has two.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/lockfree/spsc_queue.hpp>
+#include <lanes/detail/cpu_relax.hpp>
+#include <lanes/io/runtime.hpp>
+#include <lanes/react/react_thread.hpp>
+#include <lanes/sync/mpsc.hpp>
+
+#if __has_include(<readerwriterqueue/readerwriterqueue.h>)
+#include <readerwriterqueue/readerwriterqueue.h>
+#define LANES_HAVE_MOODYCAMEL 1
+#else
+#define LANES_HAVE_MOODYCAMEL 0
+#endif
+
+#include "json_writer.hpp"
+#include "scenario.hpp"
+#include "spsc_bench_support.hpp"
+
+namespace lanes::bench {
+
+namespace {
+
+std::int64_t now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct percentiles {
+  double p50 = 0, p99 = 0, p999 = 0, max = 0;
+};
+
+percentiles summarize(std::vector<std::int64_t> samples) {
+  percentiles p;
+  if (samples.empty()) return p;
+  std::sort(samples.begin(), samples.end());
+  const auto at = [&](double q) {
+    return static_cast<double>(samples[std::min(samples.size() - 1, static_cast<std::size_t>(q * static_cast<double>(samples.size())))]);
+  };
+  p.p50 = at(0.50);
+  p.p99 = at(0.99);
+  p.p999 = at(0.999);
+  p.max = static_cast<double>(samples.back());
+  return p;
+}
+
+// The shared shape: `send(t0)` hands over a timestamp; the consumer, once
+// it has the message, stores now - t0 in samples[i] and bumps `done`. The
+// sender waits for `done` before the next idle spell, so there is one
+// message in flight at a time.
+struct harness {
+  explicit harness(int n) : samples(static_cast<std::size_t>(n)) {}
+  std::vector<std::int64_t> samples;
+  std::atomic<int> done{0};
+  void record(std::int64_t sent) noexcept {
+    const int i = done.load(std::memory_order_relaxed);
+    samples[static_cast<std::size_t>(i)] = now_ns() - sent;
+    done.store(i + 1, std::memory_order_release);
+  }
+  void drive(int n, const std::function<void(std::int64_t)>& send) {
+    pin_to_nth_cpu(0);
+    for (int i = 0; i < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      send(now_ns());
+      while (done.load(std::memory_order_acquire) != i + 1) lanes::detail::cpu_relax();
+    }
+    unpin();
+  }
+};
+
+percentiles condition_variable_latency(int n) {
+  harness h(n);
+  std::mutex m;
+  std::condition_variable cv;
+  std::int64_t slot = -1;
+  bool stop = false;
+  std::thread consumer([&] {
+    pin_to_nth_cpu(1);
+    std::unique_lock lock(m);
+    for (;;) {
+      cv.wait(lock, [&] { return slot >= 0 || stop; });
+      if (stop) return;
+      h.record(slot);
+      slot = -1;
+    }
+  });
+  h.drive(n, [&](std::int64_t t) {
+    {
+      std::lock_guard lock(m);
+      slot = t;
+    }
+    cv.notify_one();
+  });
+  {
+    std::lock_guard lock(m);
+    stop = true;
+  }
+  cv.notify_one();
+  consumer.join();
+  return summarize(std::move(h.samples));
+}
+
+percentiles atomic_wait_latency(int n) {
+  harness h(n);
+  std::atomic<std::int64_t> slot{-1};
+  std::thread consumer([&] {
+    pin_to_nth_cpu(1);
+    for (int i = 0; i < n; ++i) {
+      slot.wait(-1, std::memory_order_acquire);
+      const std::int64_t t = slot.exchange(-1, std::memory_order_acq_rel);
+      h.record(t);
+    }
+  });
+  h.drive(n, [&](std::int64_t t) {
+    slot.store(t, std::memory_order_release);
+    slot.notify_one();
+  });
+  consumer.join();
+  return summarize(std::move(h.samples));
+}
+
+percentiles io_task_latency(int n) {
+  harness h(n);
+  auto rt = runtime::multi_thread().worker_threads(1).build();
+  auto [tx, rx] = mpsc_bounded<std::int64_t>(16);
+  auto consumer = rt.spawn([](mpsc_receiver<std::int64_t> rx, harness& h) -> task<void> {
+    while (auto t = co_await rx.recv()) h.record(*t);
+  }(std::move(rx), h));
+  h.drive(n, [&](std::int64_t t) { (void)tx.try_send(t); });
+  { auto gone = std::move(tx); }
+  rt.block_on([](join_handle<void>& c) -> task<void> { co_await c; }(consumer));
+  return summarize(std::move(h.samples));
+}
+
+template <class Strategy>
+percentiles react_latency(int n, Strategy strategy, react::ring_options options) {
+  harness h(n);
+  auto ring = react::spsc_ring<std::int64_t>::make(1024, options);
+  auto builder = react::react_thread::builder();
+  // Its own core when one can be spared (the sender keeps the other);
+  // unpinned on a one-CPU mask.
+  if (two_cpus()) {
+    builder.allow_last_cpu();
+  } else {
+    builder.unpinned();
+  }
+  auto thread = builder.wait(strategy).input(std::move(ring.consumer), [&h](std::int64_t& t) { h.record(t); }).start();
+  h.drive(n, [&](std::int64_t t) {
+    while (!ring.producer.try_push(t)) lanes::detail::cpu_relax();
+  });
+  thread.stop();
+  thread.join();
+  return summarize(std::move(h.samples));
+}
+
+template <class TryPop>
+percentiles spinning_peer_latency(int n, const std::function<void(std::int64_t)>& push, TryPop try_pop) {
+  harness h(n);
+  std::thread consumer([&] {
+    pin_to_nth_cpu(1);
+    for (int i = 0; i < n; ++i) {
+      std::int64_t t;
+      while (!try_pop(t)) lanes::detail::cpu_relax();
+      h.record(t);
+    }
+  });
+  h.drive(n, push);
+  consumer.join();
+  return summarize(std::move(h.samples));
+}
+
+percentiles boost_latency(int n) {
+  auto q = std::make_unique<boost::lockfree::spsc_queue<std::int64_t, boost::lockfree::capacity<1024>>>();
+  return spinning_peer_latency(
+      n, [&](std::int64_t t) { while (!q->push(t)) lanes::detail::cpu_relax(); },
+      [&](std::int64_t& t) { return q->pop(t); });
+}
+
+percentiles moodycamel_latency(int n) {
+#if LANES_HAVE_MOODYCAMEL
+  moodycamel::ReaderWriterQueue<std::int64_t> q(1024);
+  return spinning_peer_latency(
+      n, [&](std::int64_t t) { while (!q.try_enqueue(t)) lanes::detail::cpu_relax(); },
+      [&](std::int64_t& t) { return q.try_dequeue(t); });
+#else
+  (void)n;
+  return {};
+#endif
+}
+
+}  // namespace
+
+int run_s8(const options& opts) {
+  const int n = opts.quick ? 2'000 : 20'000;
+  struct row {
+    const char* key;
+    const char* label;
+    percentiles p;
+  };
+  std::vector<row> rows;
+  rows.push_back({"react_busy_spin", "react thread, busy_spin, on the ring",
+                  react_latency(n, react::busy_spin{}, react::ring_options{})});
+  rows.push_back({"boost_spinning", "boost::lockfree::spsc_queue, spinning thread", boost_latency(n)});
+  if (LANES_HAVE_MOODYCAMEL)
+    rows.push_back({"moodycamel_spinning", "moodycamel::ReaderWriterQueue, spinning", moodycamel_latency(n)});
+  rows.push_back({"react_spin_then_park", "react thread, spin_then_park(50us) (parked)",
+                  react_latency(n, react::spin_then_park(std::chrono::microseconds(50)),
+                                react::ring_options{.consumer_may_park = true})});
+  rows.push_back({"atomic_wait", "thread in std::atomic::wait", atomic_wait_latency(n)});
+  rows.push_back({"condition_variable", "thread on a condition variable", condition_variable_latency(n)});
+  rows.push_back({"io_task_mpsc", "io task woken through lanes mpsc", io_task_latency(n)});
+
+  const double best_peer_p50 = std::min(rows[1].p.p50, LANES_HAVE_MOODYCAMEL ? rows[2].p.p50 : rows[1].p.p50);
+  if (!opts.json) {
+    std::printf("S8: one-way wake-up latency, %d messages, ~100 us idle between them, %s\n", n,
+                two_cpus() ? "sender and consumer on different CPUs" : "one CPU");
+    std::printf("  %-46s %9s %9s %9s %10s\n", "", "p50 ns", "p99 ns", "p99.9 ns", "max ns");
+    for (const auto& r : rows)
+      std::printf("  %-46s %9.0f %9.0f %9.0f %10.0f\n", r.label, r.p.p50, r.p.p99, r.p.p999, r.p.max);
+    std::printf("  react busy_spin p50 / best spinning peer p50: %.2f (target: react p50 < 200 ns)\n",
+                rows[0].p.p50 / best_peer_p50);
+  }
+  tool::json_writer json;
+  json.begin_object().field("scenario", "S8").field("messages", static_cast<unsigned>(n));
+  for (const auto& r : rows) {
+    json.begin_object(r.key)
+        .field("p50_ns", r.p.p50)
+        .field("p99_ns", r.p.p99)
+        .field("p999_ns", r.p.p999)
+        .field("max_ns", r.p.max)
+        .end_object();
+  }
+  json.field("react_p50_ratio_over_best_spinning_peer", rows[0].p.p50 / best_peer_p50).end_object();
+  std::cout << json.str() << std::endl;
+  return 0;
+}
+
+}  // namespace lanes::bench
