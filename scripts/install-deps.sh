@@ -2,13 +2,14 @@
 # Installs the Debian 12 packages lanes builds and tests with, skipping
 # apt entirely when everything is already there.
 #   install-deps.sh            what the library, the tool (with its peers oneTBB,
-#                              OpenMP and Asio) and the tests need
-#   install-deps.sh --bench    also Google Benchmark and the queue peers (moodycamel)
+#                              OpenMP, Asio, boost::lockfree and moodycamel's
+#                              ReaderWriterQueue) and the tests need
+#   install-deps.sh --bench    also Google Benchmark and moodycamel's ConcurrentQueue
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev libomp-14-dev googletest libcli11-dev libboost-dev libtbb-dev util-linux)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libomp-14-dev googletest libcli11-dev libboost-dev libtbb-dev libreaderwriterqueue-dev util-linux)
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(libbenchmark-dev libconcurrentqueue-dev libreaderwriterqueue-dev)
+  packages+=(libbenchmark-dev libconcurrentqueue-dev)
 fi
 
 missing=()
