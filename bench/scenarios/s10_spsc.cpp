@@ -25,15 +25,6 @@
 #include <lanes/detail/sanitizers.hpp>
 #include <lanes/react/spsc_ring.hpp>
 
-// moodycamel synchronises with standalone fences, which ThreadSanitizer
-// does not model: not run under it.
-#if __has_include(<readerwriterqueue/readerwriterqueue.h>) && !LANES_TSAN
-#include <readerwriterqueue/readerwriterqueue.h>
-#define LANES_HAVE_MOODYCAMEL 1
-#else
-#define LANES_HAVE_MOODYCAMEL 0
-#endif
-
 #include "json_writer.hpp"
 #include "scenario.hpp"
 #include "spsc_bench_support.hpp"

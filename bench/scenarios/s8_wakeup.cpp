@@ -29,15 +29,6 @@
 #include <lanes/react/react_thread.hpp>
 #include <lanes/sync/mpsc.hpp>
 
-// moodycamel synchronises with standalone fences, which ThreadSanitizer
-// does not model: not run under it.
-#if __has_include(<readerwriterqueue/readerwriterqueue.h>) && !LANES_TSAN
-#include <readerwriterqueue/readerwriterqueue.h>
-#define LANES_HAVE_MOODYCAMEL 1
-#else
-#define LANES_HAVE_MOODYCAMEL 0
-#endif
-
 #include "json_writer.hpp"
 #include "scenario.hpp"
 #include "spsc_bench_support.hpp"

@@ -98,132 +98,116 @@ class ring_task_wait {
   bool armed_ = false;
 };
 
+// What differs between the two sides of a ring for a waiting task.
+template <class Side>
+struct ring_side;
+template <class T>
+struct ring_side<ring_consumer<T>> {
+  static constexpr const char* name = "consumer";
+  static bool may_park(ring_consumer<T>& rx) { return rx.options().consumer_may_park; }
+  // An item to take, or the producer gone: either way the await is over.
+  static bool ready(ring_consumer<T>& rx) { return !rx.empty() || rx.producer_gone(); }
+  static bool arm(ring_consumer<T>& rx, wake_target t) { return rx.arm_wait_for_items(t); }
+};
+template <class T>
+struct ring_side<ring_producer<T>> {
+  static constexpr const char* name = "producer";
+  static bool may_park(ring_producer<T>& tx) { return tx.options().producer_may_park; }
+  static bool ready(ring_producer<T>& tx) { return tx.consumer_gone() || tx.free_slots() != 0; }
+  static bool arm(ring_producer<T>& tx, wake_target t) { return tx.arm_wait_for_space(t); }
+};
+
+// The part of every ring awaiter but await_resume: wait until the side is
+// ready, suspending the task on the side's wait slot. `what` names the
+// operation in a runtime_misuse error ("co_await lanes::react::recv()").
+template <class Side>
+class ring_side_awaiter {
+ public:
+  ring_side_awaiter(Side& side, const char* what) : side_(side), what_(what) {
+    if (!ring_side<Side>::may_park(side_)) throw_not_made_to_park(ring_side<Side>::name);
+  }
+  ring_side_awaiter(ring_side_awaiter&&) noexcept = default;
+  ~ring_side_awaiter() { settle(); }
+
+  bool await_ready() { return ring_side<Side>::ready(side_) && lanes::detail::coop_consume(); }
+  bool await_suspend(std::coroutine_handle<> h) {
+    if (ring_side<Side>::ready(side_)) return ring_task_wait::yield_if_out_of_budget(h, what_);
+    return wait_.suspend(h, what_, [this](wake_target t) { return ring_side<Side>::arm(side_, t); });
+  }
+
+ protected:
+  // First thing in await_resume. Resumed only when the side is ready:
+  // wait_slot::notify_if wakes for nothing else, and this task is the
+  // side's only user, so it is still ready.
+  void settle() noexcept {
+    wait_.settle([this] { side_.disarm_wait(); });
+  }
+  Side& side_;
+
+ private:
+  const char* what_;
+  ring_task_wait wait_;
+};
+
 }  // namespace detail
 
+// The oldest item, or closed once the producer is gone and the ring is
+// empty. Takes the item only when it resumes (cancellation-safe).
 template <class T>
-class recv_awaiter {
+class recv_awaiter : public detail::ring_side_awaiter<ring_consumer<T>> {
  public:
-  explicit recv_awaiter(ring_consumer<T>& rx) : rx_(rx) {
-    if (!rx_.options().consumer_may_park) detail::throw_not_made_to_park("consumer");
-  }
-  recv_awaiter(recv_awaiter&&) noexcept = default;
-  ~recv_awaiter() { wait_.settle([this] { rx_.disarm_wait(); }); }
-
-  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
-  bool await_suspend(std::coroutine_handle<> h) {
-    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::recv()");
-    return wait_.suspend(h, "co_await lanes::react::recv()", [this](detail::wake_target t) {
-      return rx_.arm_wait_for_items(t);
-    });
-  }
-  // The oldest item, or closed once the producer is gone and the ring is
-  // empty. (Woken only by an item or by the producer leaving; the consumer
-  // is this task alone, so what woke it is still there.)
+  explicit recv_awaiter(ring_consumer<T>& rx)
+      : detail::ring_side_awaiter<ring_consumer<T>>(rx, "co_await lanes::react::recv()") {}
   result<T, closed> await_resume() {
-    wait_.settle([this] { rx_.disarm_wait(); });
-    if (std::optional<T> item = rx_.try_pop()) return std::move(*item);
+    this->settle();
+    if (std::optional<T> item = this->side_.try_pop()) return std::move(*item);
     return closed{};
   }
-
- private:
-  bool ready() { return !rx_.empty() || rx_.producer_gone(); }
-
-  ring_consumer<T>& rx_;
-  detail::ring_task_wait wait_;
 };
 
-// Completes with true when `rx` has items (take them with try_pop, pop_n
-// or read/consume: as many as there are, one wake-up for all), false once
-// the producer is gone and the ring is empty.
+// True when `rx` has items (take them with try_pop, pop_n or read/consume:
+// as many as there are, one wake-up for all), false once the producer is
+// gone and the ring is empty.
 template <class T>
-class items_ready_awaiter {
+class items_ready_awaiter : public detail::ring_side_awaiter<ring_consumer<T>> {
  public:
-  explicit items_ready_awaiter(ring_consumer<T>& rx) : rx_(rx) {
-    if (!rx_.options().consumer_may_park) detail::throw_not_made_to_park("consumer");
-  }
-  items_ready_awaiter(items_ready_awaiter&&) noexcept = default;
-  ~items_ready_awaiter() { wait_.settle([this] { rx_.disarm_wait(); }); }
-
-  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
-  bool await_suspend(std::coroutine_handle<> h) {
-    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::items_ready()");
-    return wait_.suspend(h, "co_await lanes::react::items_ready()", [this](detail::wake_target t) {
-      return rx_.arm_wait_for_items(t);
-    });
-  }
+  explicit items_ready_awaiter(ring_consumer<T>& rx)
+      : detail::ring_side_awaiter<ring_consumer<T>>(rx, "co_await lanes::react::items_ready()") {}
   bool await_resume() {
-    wait_.settle([this] { rx_.disarm_wait(); });
-    return !rx_.empty();
+    this->settle();
+    return !this->side_.empty();
   }
-
- private:
-  bool ready() { return !rx_.empty() || rx_.producer_gone(); }
-  ring_consumer<T>& rx_;
-  detail::ring_task_wait wait_;
 };
 
+// std::nullopt once the value is in the ring; the value back when the
+// consumer is gone. The value goes in only when the task resumes, so an
+// await that is cancelled (a timeout that fires) never half-sent it.
 template <class T>
-class send_awaiter {
+class send_awaiter : public detail::ring_side_awaiter<ring_producer<T>> {
  public:
-  send_awaiter(ring_producer<T>& tx, T value) : tx_(tx), value_(std::move(value)) {
-    if (!tx_.options().producer_may_park) detail::throw_not_made_to_park("producer");
-  }
-  send_awaiter(send_awaiter&&) noexcept = default;
-  ~send_awaiter() { wait_.settle([this] { tx_.disarm_wait(); }); }
-
-  // The value goes into the ring in await_resume only, so an await that
-  // is cancelled (a timeout that fires) never half-sent it.
-  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
-  bool await_suspend(std::coroutine_handle<> h) {
-    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::send()");
-    return wait_.suspend(h, "co_await lanes::react::send()", [this](detail::wake_target t) {
-      return tx_.arm_wait_for_space(t);
-    });
-  }
-  // std::nullopt once the value is in the ring; the value back when the
-  // consumer is gone. (Resumed only when a slot is free or the consumer
-  // left - wait_slot::notify_if wakes for nothing else - and this task is
-  // the only producer, so the slot is still free.)
+  send_awaiter(ring_producer<T>& tx, T value)
+      : detail::ring_side_awaiter<ring_producer<T>>(tx, "co_await lanes::react::send()"), value_(std::move(value)) {}
   std::optional<T> await_resume() {
-    wait_.settle([this] { tx_.disarm_wait(); });
-    if (!tx_.consumer_gone() && tx_.try_push(std::move(value_))) return std::nullopt;
+    this->settle();
+    if (!this->side_.consumer_gone() && this->side_.try_push(std::move(value_))) return std::nullopt;
     return std::optional<T>(std::move(value_));
   }
 
  private:
-  bool ready() { return tx_.consumer_gone() || tx_.free_slots() != 0; }
-  ring_producer<T>& tx_;
   T value_;
-  detail::ring_task_wait wait_;
 };
 
-// Completes with true when `tx` has a free slot (fill it with try_push,
-// push_n or write/commit), false when the consumer is gone.
+// True when `tx` has a free slot (fill it with try_push, push_n or
+// write/commit), false when the consumer is gone.
 template <class T>
-class space_ready_awaiter {
+class space_ready_awaiter : public detail::ring_side_awaiter<ring_producer<T>> {
  public:
-  explicit space_ready_awaiter(ring_producer<T>& tx) : tx_(tx) {
-    if (!tx_.options().producer_may_park) detail::throw_not_made_to_park("producer");
-  }
-  space_ready_awaiter(space_ready_awaiter&&) noexcept = default;
-  ~space_ready_awaiter() { wait_.settle([this] { tx_.disarm_wait(); }); }
-
-  bool await_ready() { return ready() && lanes::detail::coop_consume(); }
-  bool await_suspend(std::coroutine_handle<> h) {
-    if (ready()) return detail::ring_task_wait::yield_if_out_of_budget(h, "co_await lanes::react::space_ready()");
-    return wait_.suspend(h, "co_await lanes::react::space_ready()", [this](detail::wake_target t) {
-      return tx_.arm_wait_for_space(t);
-    });
-  }
+  explicit space_ready_awaiter(ring_producer<T>& tx)
+      : detail::ring_side_awaiter<ring_producer<T>>(tx, "co_await lanes::react::space_ready()") {}
   bool await_resume() {
-    wait_.settle([this] { tx_.disarm_wait(); });
-    return !tx_.consumer_gone();
+    this->settle();
+    return !this->side_.consumer_gone();
   }
-
- private:
-  bool ready() { return tx_.consumer_gone() || tx_.free_slots() != 0; }
-  ring_producer<T>& tx_;
-  detail::ring_task_wait wait_;
 };
 
 template <class T>
