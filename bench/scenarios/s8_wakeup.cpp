@@ -140,10 +140,11 @@ percentiles atomic_wait_latency(int n) {
 percentiles io_task_latency(int n) {
   harness h(n);
   auto rt = runtime::multi_thread().worker_threads(1).build();
-  auto [tx, rx] = mpsc_bounded<std::int64_t>(16);
+  auto channel = mpsc_bounded<std::int64_t>(16);  // not a structured binding: clang 14 cannot capture those
+  auto& tx = channel.first;
   auto consumer = rt.spawn([](mpsc_receiver<std::int64_t> rx, harness& h) -> task<void> {
     while (auto t = co_await rx.recv()) h.record(*t);
-  }(std::move(rx), h));
+  }(std::move(channel.second), h));
   h.drive(n, [&](std::int64_t t) { (void)tx.try_send(t); });
   { auto gone = std::move(tx); }
   rt.block_on([](join_handle<void>& c) -> task<void> { co_await c; }(consumer));

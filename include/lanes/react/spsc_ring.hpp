@@ -113,13 +113,30 @@ class ring_state {
   std::atomic<bool> consumer_gone_{false};
 };
 
+// The ring's read-only part, copied into each handle so that the hot path
+// reads only the handle's own cache line and the shared index it needs
+// (callgrind: one dependent load fewer per slot access).
+template <class T>
+struct ring_layout {
+  T* slots = nullptr;
+  std::size_t mask = 0;
+  ring_options options{};
+  T* slot(std::size_t index) const noexcept { return slots + (index & mask); }
+  std::size_t capacity() const noexcept { return mask + 1; }
+};
+
+template <class T>
+ring_layout<T> layout_of(const ring_state<T>& state) noexcept {
+  return {state.slots_, state.mask_, state.options_};
+}
+
 // The n slots from index `from`, as one or two spans (the array wraps).
 template <class Chunk, class T>
-Chunk chunk_at(ring_state<T>* state, std::size_t from, std::size_t n) noexcept {
-  const std::size_t offset = from & state->mask_;
-  const std::size_t until_end = state->capacity() - offset;
-  if (n <= until_end) return Chunk{{state->slot(from), n}, {}};
-  return Chunk{{state->slot(from), until_end}, {state->slots_, n - until_end}};
+Chunk chunk_at(const ring_layout<T>& ring, std::size_t from, std::size_t n) noexcept {
+  const std::size_t offset = from & ring.mask;
+  const std::size_t until_end = ring.capacity() - offset;
+  if (n <= until_end) return Chunk{{ring.slot(from), n}, {}};
+  return Chunk{{ring.slot(from), until_end}, {ring.slots, n - until_end}};
 }
 
 [[noreturn]] inline void throw_not_made_to_park(const char* side) {
@@ -186,8 +203,8 @@ class alignas(detail::cache_line) ring_producer {
   }
 
   explicit operator bool() const noexcept { return state_ != nullptr; }
-  std::size_t capacity() const noexcept { return state_->capacity(); }
-  const ring_options& options() const noexcept { return state_->options_; }
+  std::size_t capacity() const noexcept { return layout_.capacity(); }
+  const ring_options& options() const noexcept { return layout_.options; }
 
   bool try_push(const T& item) requires std::is_copy_constructible_v<T> { return try_emplace(item); }
   bool try_push(T&& item) { return try_emplace(std::move(item)); }
@@ -197,7 +214,7 @@ class alignas(detail::cache_line) ring_producer {
   template <class... Args>
   bool try_emplace(Args&&... args) {
     if (free_slots_cached() == 0 && refresh_free_slots() == 0) return false;
-    ::new (static_cast<void*>(state_->slot(tail_))) T(std::forward<Args>(args)...);
+    ::new (static_cast<void*>(layout_.slot(tail_))) T(std::forward<Args>(args)...);
     publish(tail_ + 1);
     return true;
   }
@@ -211,10 +228,10 @@ class alignas(detail::cache_line) ring_producer {
     const std::size_t n = count < room ? count : room;
     std::size_t done = 0;
     if constexpr (std::is_nothrow_constructible_v<T, decltype(*first)>) {
-      for (; done < n; ++done, ++first) ::new (static_cast<void*>(state_->slot(tail_ + done))) T(*first);
+      for (; done < n; ++done, ++first) ::new (static_cast<void*>(layout_.slot(tail_ + done))) T(*first);
     } else {
       try {
-        for (; done < n; ++done, ++first) ::new (static_cast<void*>(state_->slot(tail_ + done))) T(*first);
+        for (; done < n; ++done, ++first) ::new (static_cast<void*>(layout_.slot(tail_ + done))) T(*first);
       } catch (...) {
         if (done != 0) publish(tail_ + done);  // what was built is kept; the throw is the caller's
         throw;
@@ -237,7 +254,7 @@ class alignas(detail::cache_line) ring_producer {
   {
     std::size_t room = free_slots_cached();
     if (room < max) room = refresh_free_slots();
-    return detail::chunk_at<write_chunk>(state_.get(), tail_, max < room ? max : room);
+    return detail::chunk_at<write_chunk>(layout_, tail_, max < room ? max : room);
   }
   void commit(std::size_t k) noexcept
     requires(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>)
@@ -261,7 +278,7 @@ class alignas(detail::cache_line) ring_producer {
   // be a spurious resumption. A config_error unless the ring was made with
   // producer_may_park.
   bool arm_wait_for_space(detail::wake_target target) {
-    if (!state_->options_.producer_may_park) detail::throw_not_made_to_park("producer");
+    if (!layout_.options.producer_may_park) detail::throw_not_made_to_park("producer");
     state_->producer_waiting_.arm(target);
     lanes::detail::dekker_fence();
     head_cache_ = state_->head_.load(lanes::detail::dekker_load);
@@ -273,15 +290,17 @@ class alignas(detail::cache_line) ring_producer {
 
   void swap(ring_producer& other) noexcept {
     std::swap(state_, other.state_);
+    std::swap(layout_, other.layout_);
     std::swap(tail_, other.tail_);
     std::swap(head_cache_, other.head_cache_);
   }
 
  private:
   friend class spsc_ring<T>;
-  explicit ring_producer(std::shared_ptr<detail::ring_state<T>> state) noexcept : state_(std::move(state)) {}
+  explicit ring_producer(std::shared_ptr<detail::ring_state<T>> state) noexcept
+      : state_(std::move(state)), layout_(detail::layout_of(*state_)) {}
 
-  std::size_t free_slots_cached() const noexcept { return state_->capacity() - (tail_ - head_cache_); }
+  std::size_t free_slots_cached() const noexcept { return layout_.capacity() - (tail_ - head_cache_); }
   std::size_t refresh_free_slots() noexcept {
     head_cache_ = state_->head_.load(std::memory_order_acquire);
     return free_slots_cached();
@@ -289,7 +308,7 @@ class alignas(detail::cache_line) ring_producer {
   void publish(std::size_t new_tail) noexcept {
     tail_ = new_tail;
     state_->tail_.store(new_tail, lanes::detail::dekker_store);
-    if (state_->options_.consumer_may_park) {
+    if (layout_.options.consumer_may_park) {
       lanes::detail::dekker_fence();
       // The consumer is woken only if an item is still there for it (see
       // wait_slot::notify_if: a late notification must not wake it).
@@ -299,6 +318,7 @@ class alignas(detail::cache_line) ring_producer {
   }
 
   std::shared_ptr<detail::ring_state<T>> state_;
+  detail::ring_layout<T> layout_;
   std::size_t tail_ = 0;        // == state_->tail_: only this handle writes it
   std::size_t head_cache_ = 0;  // the consumer's head as last read: never ahead of it
 };
@@ -324,18 +344,18 @@ class alignas(detail::cache_line) ring_consumer {
   }
 
   explicit operator bool() const noexcept { return state_ != nullptr; }
-  std::size_t capacity() const noexcept { return state_->capacity(); }
-  const ring_options& options() const noexcept { return state_->options_; }
+  std::size_t capacity() const noexcept { return layout_.capacity(); }
+  const ring_options& options() const noexcept { return layout_.options; }
 
   // The oldest item, or nullptr when the ring is empty. It stays in the
   // ring until pop_front().
   T* front() noexcept {
     if (available_cached() == 0 && refresh_available() == 0) return nullptr;
-    return state_->slot(head_);
+    return layout_.slot(head_);
   }
   // Destroys the front item (front() must have returned one).
   void pop_front() noexcept {
-    state_->slot(head_)->~T();
+    layout_.slot(head_)->~T();
     release(head_ + 1);
   }
 
@@ -381,12 +401,12 @@ class alignas(detail::cache_line) ring_consumer {
   read_chunk read(std::size_t max) noexcept {
     std::size_t ready = available_cached();
     if (ready < max) ready = refresh_available();
-    return detail::chunk_at<read_chunk>(state_.get(), head_, max < ready ? max : ready);
+    return detail::chunk_at<read_chunk>(layout_, head_, max < ready ? max : ready);
   }
   void consume(std::size_t k) noexcept {
     if (k == 0) return;
     if constexpr (!std::is_trivially_destructible_v<T>) {
-      for (std::size_t i = 0; i < k; ++i) state_->slot(head_ + i)->~T();
+      for (std::size_t i = 0; i < k; ++i) layout_.slot(head_ + i)->~T();
     }
     release(head_ + k);
   }
@@ -404,7 +424,7 @@ class alignas(detail::cache_line) ring_consumer {
   // Sleeping until items arrive (for parking wait strategies and the io
   // bridge); see ring_producer::arm_wait_for_space.
   bool arm_wait_for_items(detail::wake_target target) {
-    if (!state_->options_.consumer_may_park) detail::throw_not_made_to_park("consumer");
+    if (!layout_.options.consumer_may_park) detail::throw_not_made_to_park("consumer");
     publish_head();  // a producer waiting for space must see it before this side sleeps
     state_->consumer_waiting_.arm(target);
     lanes::detail::dekker_fence();
@@ -416,6 +436,7 @@ class alignas(detail::cache_line) ring_consumer {
 
   void swap(ring_consumer& other) noexcept {
     std::swap(state_, other.state_);
+    std::swap(layout_, other.layout_);
     std::swap(head_, other.head_);
     std::swap(published_head_, other.published_head_);
     std::swap(tail_cache_, other.tail_cache_);
@@ -424,7 +445,8 @@ class alignas(detail::cache_line) ring_consumer {
 
  private:
   friend class spsc_ring<T>;
-  explicit ring_consumer(std::shared_ptr<detail::ring_state<T>> state) noexcept : state_(std::move(state)) {}
+  explicit ring_consumer(std::shared_ptr<detail::ring_state<T>> state) noexcept
+      : state_(std::move(state)), layout_(detail::layout_of(*state_)) {}
 
   std::size_t available_cached() const noexcept { return tail_cache_ - head_; }
   std::size_t refresh_available() noexcept {
@@ -443,20 +465,21 @@ class alignas(detail::cache_line) ring_consumer {
     head_ = new_head;
     if (head_ - published_head_ >= release_batch()) publish_head();
   }
-  std::size_t release_batch() const noexcept { return (state_->mask_ >> 4) + 1; }
+  std::size_t release_batch() const noexcept { return (layout_.mask >> 4) + 1; }
   void publish_head() noexcept {
     if (head_ == published_head_) return;
     published_head_ = head_;
     state_->head_.store(head_, lanes::detail::dekker_store);
-    if (state_->options_.producer_may_park) {
+    if (layout_.options.producer_may_park) {
       lanes::detail::dekker_fence();
       // Likewise: woken only if a slot is still free for it.
       state_->producer_waiting_.notify_if(
-          [this] { return state_->tail_.load(std::memory_order_acquire) - head_ < state_->capacity(); });
+          [this] { return state_->tail_.load(std::memory_order_acquire) - head_ < layout_.capacity(); });
     }
   }
 
   std::shared_ptr<detail::ring_state<T>> state_;
+  detail::ring_layout<T> layout_;
   std::size_t head_ = 0;            // the next item to read
   std::size_t published_head_ = 0;  // == state_->head_: only this handle writes it; <= head_
   std::size_t tail_cache_ = 0;  // the producer's tail as last read: never ahead of it
