@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <thread>
 
 #include <lanes/config_error.hpp>
 
@@ -143,6 +144,9 @@ void scheduler::shutdown() noexcept {
   // 6. The blocking lane: queued jobs are dropped, running ones waited for
   //    (up to the shutdown timeout, then reported).
   if (blocking_) blocking_->shutdown();
+  // 7. A wake from another thread may still be inside schedule() (see
+  //    there): this scheduler's memory must outlive it.
+  while (foreign_schedules_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
 }
 
 // --- scheduling -------------------------------------------------------------
@@ -169,6 +173,19 @@ int scheduler::worker_index_of_caller(const char* what) const {
 }
 
 void scheduler::schedule(task_header& task, bool yielded) noexcept {
+  // A wake from another thread pushes the task, then wakes a parked worker.
+  // Between the two the task can run, complete and let block_on return, and
+  // the runtime be destroyed while this call still reads idle_ and the
+  // parkers (ThreadSanitizer saw it in S7). So such a call is counted from
+  // before its push (which orders the increment before the task can run)
+  // to its last access, and shutdown() waits for the count to drop to zero.
+  struct foreign_call {
+    std::atomic<std::uint32_t>* count;
+    ~foreign_call() {
+      if (count != nullptr) count->fetch_sub(1, std::memory_order_release);
+    }
+  } guard{tls_scheduler != this ? &foreign_schedules_ : nullptr};
+  if (guard.count != nullptr) guard.count->fetch_add(1, std::memory_order_relaxed);
   worker* w = tls_worker;
   if (task.home_worker >= 0) {
     // Pinned (spawn_local): only its home worker may run it.

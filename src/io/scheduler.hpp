@@ -176,6 +176,10 @@ class scheduler {
   std::unique_ptr<blocking_pool> blocking_;
   void* attached_compute_ = nullptr;
   std::atomic<std::uint32_t> offload_waiters_{0};
+  // schedule() calls from threads that are not this runtime's workers (a
+  // compute thread finishing an offload, a react thread, a plain thread),
+  // still inside: see scheduler::schedule.
+  std::atomic<std::uint32_t> foreign_schedules_{0};
   std::unique_ptr<stall_monitor> stall_monitor_;  // last: stopped first
 };
 

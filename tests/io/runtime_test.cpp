@@ -8,12 +8,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/yield.hpp>
+#include <lanes/sync/oneshot.hpp>
 
 namespace lanes {
 namespace {
@@ -236,6 +239,25 @@ TEST(Runtime, ShutdownCancelsPendingTasksAndRunsTheirDestructors) {
   }
   EXPECT_EQ(destroyed.load(), 100);
   for (auto& h : handles) EXPECT_TRUE(h.is_finished());
+}
+
+// A wake from another thread schedules the task, then wakes a parked
+// worker; the task can complete and the runtime be destroyed in between.
+// The runtime must wait for that call to leave. ThreadSanitizer reported
+// the read of freed memory in S7 (CI, 2026-12-03); this loop walks the same
+// path but hits the window only rarely (it did not in 900 runs without the
+// fix), so it guards the path rather than proving the fix.
+TEST(Runtime, DestroyedRightAfterAForeignWake) {
+  for (int i = 0; i < 300; ++i) {
+    auto rt = std::make_unique<runtime>(multi(2));
+    auto channel = oneshot<int>();
+    std::thread waker([tx = std::move(channel.first)]() mutable { (void)std::move(tx).send(7); });
+    const int got = rt->block_on([](oneshot_receiver<int> rx) -> task<int> { co_return (co_await rx).value(); }(
+        std::move(channel.second)));
+    rt.reset();  // may overlap the waker thread's notify of a parked worker
+    waker.join();
+    EXPECT_EQ(got, 7);
+  }
 }
 
 TEST(Runtime, MetricsCountWork) {
