@@ -39,7 +39,7 @@ struct registry {
     }
   }
   void apply_all() const noexcept {
-    const auto mask = reserved.empty() ? process_mask : lane_mask();
+    const auto mask = lane_mask();
     for (pid_t tid : lane_threads) apply(tid, mask);
   }
 };

@@ -120,15 +120,10 @@ class log_writer::state {
     // (loggers_ is the writer's count: a logger made since is counted on
     // the next pass.)
     std::erase_if(channels, [](channel& c) { return c.rx.producer_gone() && c.rx.empty(); });
-    loggers_.store(static_cast<std::uint32_t>(channels.size() + pending_size()), std::memory_order_relaxed);
+    loggers_.store(static_cast<std::uint32_t>(channels.size()), std::memory_order_relaxed);
     written_.store(written_count_, std::memory_order_relaxed);
     dropped_.store(dropped_total_, std::memory_order_relaxed);
     return found;
-  }
-
-  std::size_t pending_size() {
-    std::lock_guard lock(mutex_);
-    return pending_.size();
   }
 
   void flush(std::string& buffer) {
