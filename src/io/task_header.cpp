@@ -25,15 +25,38 @@ waker::~waker() {
   if (task_ != nullptr) task_->unref();
 }
 
+unsigned task_header::race_bits_begin() noexcept {
+  const auto generation = state_.load(std::memory_order_relaxed) & task_state::generation_mask;
+  if (race_generation_ != generation) {
+    // The first race of this suspension: older bits are stale. A stale
+    // waker may still set a bit of an older generation; note_race_wake
+    // checks the generation, so it cannot land in this word.
+    race_generation_ = generation;
+    race_bits_used_ = 0;
+    race_woken_.store((generation >> 8) << 32, std::memory_order_relaxed);
+  }
+  return race_bits_used_;
+}
+
+void task_header::note_race_wake(std::uint64_t tagged_generation) noexcept {
+  const std::uint64_t owner = ((tagged_generation & task_state::generation_mask) >> 8) << 32;
+  const std::uint64_t bit = std::uint64_t{1} << ((tagged_generation & task_state::race_tag_mask) - 1);
+  std::uint64_t w = race_woken_.load(std::memory_order_relaxed);
+  while ((w & ~std::uint64_t{0xFFFF'FFFF}) == owner &&
+         !race_woken_.compare_exchange_weak(w, w | bit, std::memory_order_release, std::memory_order_relaxed)) {
+  }
+}
+
 void waker::wake() && noexcept {
   task_header* task = task_;
   if (task == nullptr) return;
   task_ = nullptr;
+  if ((generation_ & task_state::race_tag_mask) != 0) task->note_race_wake(generation_);
   auto& state = task->state();
   std::uint64_t s = state.load(std::memory_order_acquire);
   for (;;) {
     if ((s & (task_state::complete | task_state::scheduled)) != 0) break;  // nothing to do
-    if ((s & task_state::generation_mask) != generation_) break;            // a stale wake: ignore
+    if ((s & task_state::generation_mask) != (generation_ & task_state::generation_mask)) break;  // stale: ignore
     if ((s & task_state::running) != 0) {
       // Running: the worker reschedules it when this poll ends.
       if (state.compare_exchange_weak(s, s | task_state::notified, std::memory_order_acq_rel,

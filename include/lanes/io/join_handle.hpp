@@ -106,8 +106,11 @@ class join_handle {
   }
   bool valid() const noexcept { return task_ != nullptr; }
 
-  auto operator co_await() && { return awaiter{this}; }
-  auto operator co_await() & { return awaiter{this}; }
+  auto operator co_await() && { return awaiter<true>{this}; }
+  auto operator co_await() & { return awaiter<true>{this}; }
+  // Completes when the task has finished (with a result, an exception, or
+  // cancelled), and leaves the outcome for a later co_await of the handle.
+  auto finished() noexcept { return awaiter<false>{this}; }
 
   // For block_on: the result of a task known to be complete.
   T take_completed_result() {
@@ -118,6 +121,9 @@ class join_handle {
   detail::task_header* header() const noexcept { return task_; }
 
  private:
+  // Take: await_resume takes the result (co_await handle); otherwise it
+  // only reports that the task has finished (finished()).
+  template <bool Take>
   struct awaiter {
     join_handle* handle;
     bool registered = false;
@@ -147,9 +153,9 @@ class join_handle {
       }
       return false;  // finished meanwhile: resume at once
     }
-    T await_resume() {
+    decltype(auto) await_resume() {
       registered = false;
-      return handle->take_completed_result();
+      if constexpr (Take) return handle->take_completed_result();
     }
   };
 

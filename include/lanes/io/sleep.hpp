@@ -37,15 +37,19 @@ class sleep_awaiter {
 
 inline sleep_awaiter sleep_until(clock::time_point deadline) noexcept { return sleep_awaiter(deadline); }
 
+// now + d, saturated: a duration too long for the clock means "never".
 template <class Rep, class Period>
-sleep_awaiter sleep(std::chrono::duration<Rep, Period> d) noexcept {
-  // Saturate: sleep(hours::max()) means "forever", not an overflow.
+clock::time_point deadline_after(std::chrono::duration<Rep, Period> d) noexcept {
   const auto now = clock::now();
   const auto room = clock::time_point::max() - now;
-  if (d >= std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(room)) {
-    return sleep_awaiter(clock::time_point::max());
-  }
-  return sleep_awaiter(now + std::chrono::duration_cast<clock::duration>(d));
+  if (d >= std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(room)) return clock::time_point::max();
+  return now + std::chrono::duration_cast<clock::duration>(d);
+}
+
+// sleep(hours::max()) means "forever", not an overflow.
+template <class Rep, class Period>
+sleep_awaiter sleep(std::chrono::duration<Rep, Period> d) noexcept {
+  return sleep_awaiter(deadline_after(d));
 }
 
 }  // namespace lanes

@@ -51,6 +51,11 @@ inline constexpr std::uint64_t blocking_joiner = 1U << 7;  // a thread waits in 
 // stale waker would have to be held across 16 million resumptions.
 inline constexpr std::uint64_t generation_one = std::uint64_t{1} << 8;
 inline constexpr std::uint64_t generation_mask = ((std::uint64_t{1} << 24) - 1) << 8;
+// Bits 0..7 of a waker's generation word are free (the generation starts at
+// bit 8): a waker made while a race arms one of its branches carries that
+// branch's race bit there, plus one (0: not a race branch). See race.hpp.
+inline constexpr std::uint64_t race_tag_mask = 0xFF;
+inline constexpr unsigned max_race_bits = 32;
 inline constexpr std::uint64_t ref_one = std::uint64_t{1} << 32;
 inline constexpr std::uint64_t flag_mask = ref_one - 1;  // flags and generation
 }  // namespace task_state
@@ -95,8 +100,32 @@ class task_header {
   // Only the thread running the task calls this, so the generation is stable.
   waker make_waker() noexcept {
     const auto before = state_.fetch_add(task_state::ref_one, std::memory_order_relaxed);
-    return waker(this, before & task_state::generation_mask);
+    return waker(this, (before & task_state::generation_mask) | race_tag_);
   }
+
+  // --- races: several registrations for one suspension (io/detail/race.hpp) ---
+  // Only the thread running the task calls these, so the generation is stable.
+  // Starts (or, for a race nested in a branch of another, continues) the
+  // race bits of the current suspension; returns the first free bit.
+  unsigned race_bits_begin() noexcept;
+  unsigned race_bits_used() const noexcept { return race_bits_used_; }
+  // Claims the next bit; wakers made from now on carry it. false when all
+  // max_race_bits are taken.
+  bool race_claim_bit(unsigned& bit) noexcept {
+    if (race_bits_used_ >= task_state::max_race_bits) return false;
+    bit = race_bits_used_++;
+    return true;
+  }
+  std::uint64_t race_tag() const noexcept { return race_tag_; }
+  void set_race_tag(std::uint64_t tag) noexcept { race_tag_ = tag; }
+  // The bits whose wakers fired for the suspension the task has just come
+  // back from (read on resumption, before it suspends again).
+  std::uint32_t race_bits_woken() const noexcept {
+    return static_cast<std::uint32_t>(race_woken_.load(std::memory_order_acquire));
+  }
+  // A tagged waker fires: records its bit if its suspension is the one the
+  // race bits belong to.
+  void note_race_wake(std::uint64_t tagged_generation) noexcept;
 
   // --- what the awaitables use ---
   // The coroutine to resume next: the innermost one that suspended.
@@ -176,6 +205,14 @@ class task_header {
   std::coroutine_handle<> resume_point_;
   scheduler* owner_;
   waker joiner_;  // written by the joiner before JOIN_WAKER is set; read by completion after
+  // Race bookkeeping. race_woken_: the suspension generation (>> 8) in the
+  // high 32 bits, a bit per fired race branch in the low 32; wakers set bits
+  // (release) before they schedule the task, the task reads them (acquire)
+  // after it was resumed. The rest is the running thread's own.
+  std::atomic<std::uint64_t> race_woken_{0};
+  std::uint64_t race_generation_ = ~std::uint64_t{0};  // the suspension race_bits_used_ counts for
+  std::uint64_t race_tag_ = 0;                          // the tag make_waker() adds (0: none)
+  unsigned race_bits_used_ = 0;
   bool cancelled_result_ = false;
   const char* name_;
   lanes::source_location spawned_at_;

@@ -1,0 +1,229 @@
+// race: awaits several lanes awaitables in place, for one suspension, and
+// resumes with the one that finished first. It is the single mechanism
+// behind select(), timeout() and with_cancellation(): no spawn, no
+// allocation, and the losers are cancelled the way every lanes awaitable
+// is, by destroying their awaiters (before the race returns).
+//
+// How the task learns which branch fired: while branch i arms (runs its
+// await_suspend), the task header tags every waker it makes with race bit
+// i (task_header::race_claim_bit). A tagged waker that fires sets its bit
+// before it schedules the task; on resumption the race reads the bits. A
+// race nested in a branch of another race claims further bits in the same
+// suspension, so branch i "fired" when any bit claimed while it armed is
+// set. Every registration of one suspension carries the same generation,
+// so the losers' late wakes are ignored by the scheduler.
+//
+// Rules the branches rely on (every lanes awaitable keeps them):
+// - a branch whose await_ready() is true wins at once; the branches after
+//   it are not started;
+// - a branch whose await_suspend() returns false completed without waiting:
+//   it wins; if branches before it had registered already, the race still
+//   suspends (it wakes itself first), since returning false after a wake
+//   may have been sent in this poll would resume the task spuriously later;
+// - a branch that fired but lost is destroyed without await_resume(), and
+//   its destructor gives back what it was granted (a message stays in the
+//   channel, permits go back to the semaphore, a notification is passed on).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <coroutine>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/errors.hpp>
+
+namespace lanes::detail {
+
+template <class A>
+decltype(auto) get_awaiter(A&& a) {
+  if constexpr (requires { std::forward<A>(a).operator co_await(); }) {
+    return std::forward<A>(a).operator co_await();
+  } else if constexpr (requires { operator co_await(std::forward<A>(a)); }) {
+    return operator co_await(std::forward<A>(a));
+  } else {
+    return std::forward<A>(a);
+  }
+}
+template <class A>
+using await_result_t = decltype(get_awaiter(std::declval<A>()).await_resume());
+
+// A void result stands as std::monostate in a variant or a tuple.
+template <class T>
+using value_or_monostate = std::conditional_t<std::is_void_v<T>, std::monostate, T>;
+
+// One branch: the awaitable (owned when given as an rvalue, referred to
+// when given as an lvalue: A is then a reference type) and, if it is not its own awaiter, the
+// awaiter made from it on first use (the awaiter may point into it, so the
+// branch never moves once the race has started).
+template <class A>
+class race_branch {
+  static constexpr bool self_awaiter = std::is_reference_v<decltype(get_awaiter(std::declval<A&&>()))>;
+  using stored_awaiter = std::remove_cvref_t<decltype(get_awaiter(std::declval<A&&>()))>;
+
+ public:
+  using result_type = decltype(std::declval<stored_awaiter&>().await_resume());
+
+  explicit race_branch(A&& a) : awaitable_(std::forward<A>(a)) {}
+  // Before the race starts only (no awaiter made yet), as for every lanes
+  // awaiter: so that a race can be a branch of another race.
+  race_branch(race_branch&& other) : awaitable_(std::forward<A>(other.awaitable_)) {}
+  race_branch(const race_branch&) = delete;
+  race_branch& operator=(const race_branch&) = delete;
+
+  stored_awaiter& awaiter() {
+    if constexpr (self_awaiter) {
+      return awaitable_;
+    } else {
+      if (!awaiter_) awaiter_.emplace(get_awaiter(std::forward<A>(awaitable_)));
+      return *awaiter_;
+    }
+  }
+
+  // true: suspended, waiting; false: completed without waiting.
+  template <class Promise>
+  bool suspend(std::coroutine_handle<Promise> h) {
+    using suspend_result = decltype(awaiter().await_suspend(h));
+    static_assert(std::is_void_v<suspend_result> || std::is_same_v<suspend_result, bool>,
+                  "lanes: a race branch whose await_suspend transfers to another coroutine must be a task "
+                  "(select, timeout and with_cancellation run tasks as child tasks)");
+    if constexpr (std::is_same_v<suspend_result, bool>) {
+      return awaiter().await_suspend(h);
+    } else {
+      awaiter().await_suspend(h);
+      return true;
+    }
+  }
+
+ private:
+  A awaitable_;
+  struct none {};
+  [[no_unique_address]] std::conditional_t<self_awaiter, none, std::optional<stored_awaiter>> awaiter_;
+};
+
+// The race over `Awaitables...`. `Pick` chooses the winner among the
+// branches that fired: `std::size_t operator()(std::uint32_t fired)`,
+// bit i for branch i, never called with 0.
+template <class Pick, class... Awaitables>
+class race {
+ public:
+  static constexpr std::size_t size = sizeof...(Awaitables);
+  static_assert(size >= 1 && size <= task_state::max_race_bits, "lanes: a race has 1 to 32 branches");
+
+  explicit race(Pick pick, Awaitables&&... a) : pick_(pick), branches_(std::forward<Awaitables>(a)...) {}
+  race(race&&) = default;  // before it starts only
+  race(const race&) = delete;
+  race& operator=(const race&) = delete;
+
+  bool await_ready() {
+    return first_ready(std::index_sequence_for<Awaitables...>{});
+  }
+
+  template <class Promise>
+  bool await_suspend(std::coroutine_handle<Promise> h) {
+    auto& self = require_current_task("co_await a lanes race (select, timeout, with_cancellation)");
+    self.race_bits_begin();
+    struct restore_tag {  // the enclosing race's branch (0: none), also when a branch throws
+      task_header& self;
+      std::uint64_t tag;
+      ~restore_tag() { self.set_race_tag(tag); }
+    } restore{self, self.race_tag()};
+    if (arm_all(self, h, std::index_sequence_for<Awaitables...>{})) return true;
+    if (winner_ != 0) {
+      // Branches before the winner are registered, and one of them may have
+      // woken this task already in this poll: suspend, and come back at once.
+      self.make_waker().wake();
+      return true;
+    }
+    return false;  // the first branch completed without waiting: nothing registered
+  }
+
+  // The index of the branch that won. Call once, after resumption.
+  std::size_t winner() {
+    if (!winner_known_) {
+      auto& self = require_current_task("lanes race");
+      const std::uint32_t bits = self.race_bits_woken();
+      std::uint32_t fired = 0;
+      for (std::size_t i = 0; i < size; ++i) {
+        const auto span = bits_[i].second - bits_[i].first;
+        const std::uint32_t mask = span >= 32 ? ~std::uint32_t{0} : ((std::uint32_t{1} << span) - 1) << bits_[i].first;
+        if (armed_[i] && (bits & mask) != 0) fired |= std::uint32_t{1} << i;
+      }
+      if (fired == 0) {
+        throw std::logic_error("lanes: a race resumed with no branch fired (an awaiter resumed its task without a wake)");
+      }
+      winner_ = pick_(fired);
+      winner_known_ = true;
+    }
+    return winner_;
+  }
+
+  // Resumes the winner `I` (call only when winner() == I).
+  template <std::size_t I>
+  decltype(auto) resume_branch() {
+    return std::get<I>(branches_).awaiter().await_resume();
+  }
+
+  template <std::size_t I>
+  using branch_result = typename race_branch<std::tuple_element_t<I, std::tuple<Awaitables...>>>::result_type;
+
+ private:
+  template <std::size_t... I>
+  bool first_ready(std::index_sequence<I...>) {
+    // In order; stops at the first ready branch (the later ones never start).
+    return ((std::get<I>(branches_).awaiter().await_ready() && (set_winner(I), true)) || ...);
+  }
+
+  template <class Promise, std::size_t... I>
+  bool arm_all(task_header& self, std::coroutine_handle<Promise> h, std::index_sequence<I...>) {
+    bool completed = false;
+    ((completed = completed || !arm_one<I>(self, h)), ...);
+    return !completed;
+  }
+
+  // false: branch I completed without waiting (it wins).
+  template <std::size_t I, class Promise>
+  bool arm_one(task_header& self, std::coroutine_handle<Promise> h) {
+    unsigned bit = 0;
+    if (!self.race_claim_bit(bit)) {
+      throw runtime_misuse("lanes: more than 32 branches wait in one suspension (nested select/timeout/"
+                           "with_cancellation): split the race, or run branches as tasks");
+    }
+    bits_[I].first = bit;
+    self.set_race_tag(bit + 1);
+    const bool waiting = std::get<I>(branches_).suspend(h);
+    bits_[I].second = self.race_bits_used();
+    armed_[I] = true;
+    if (!waiting) set_winner(I);
+    return waiting;
+  }
+
+  void set_winner(std::size_t i) noexcept {
+    winner_ = i;
+    winner_known_ = true;
+  }
+
+  Pick pick_;
+  std::tuple<race_branch<Awaitables>...> branches_;
+  std::array<std::pair<unsigned, unsigned>, size> bits_{};  // [first, end) of the race bits claimed while arming
+  std::array<bool, size> armed_{};
+  std::size_t winner_ = 0;
+  bool winner_known_ = false;
+};
+
+// Winner policies.
+struct first_listed {  // select: the earliest branch among those that fired
+  std::size_t operator()(std::uint32_t fired) const noexcept { return static_cast<std::size_t>(std::countr_zero(fired)); }
+};
+struct guard_first {  // timeout / with_cancellation: branch 1 (the guard) if it fired
+  std::size_t operator()(std::uint32_t fired) const noexcept { return (fired & 2U) != 0 ? 1 : 0; }
+};
+
+}  // namespace lanes::detail

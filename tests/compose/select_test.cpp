@@ -1,0 +1,264 @@
+// select() and with_cancellation(): which branch wins, that the losers are
+// cancelled before the call returns, and that a lost recv/acquire gives
+// back what it was granted.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <coroutine>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <lanes/compose/select.hpp>
+#include <lanes/compose/with_cancellation.hpp>
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/timeout.hpp>
+#include <lanes/io/yield.hpp>
+#include <lanes/sync/mpsc.hpp>
+#include <lanes/sync/notify.hpp>
+#include <lanes/sync/semaphore.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+runtime two_workers() { return runtime::multi_thread().worker_threads(2).build(); }
+
+TEST(Select, TheBranchThatFiresWinsAndCarriesItsValue) {
+  auto rt = two_workers();
+  auto [index, value] = rt.block_on([]() -> task<std::pair<std::size_t, int>> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    auto sender = spawn([](mpsc_sender<int> tx) -> task<void> {
+      co_await sleep(1ms);
+      (void)co_await tx.send(42);
+    }(tx));
+    auto r = co_await select(sleep(1h), rx.recv());
+    co_await sender;
+    co_return std::pair{r.index(), r.index() == 1 ? std::get<1>(r).value() : -1};
+  }());
+  EXPECT_EQ(index, 1U);
+  EXPECT_EQ(value, 42);
+}
+
+TEST(Select, AReadyBranchWinsWithoutWaitingAndTheFirstListedWinsTies) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    (void)co_await tx.send(1);
+    semaphore sem(1);
+    auto r = co_await select(sem.acquire(), rx.recv());  // both ready: the first listed
+    EXPECT_EQ(r.index(), 0U);
+    EXPECT_EQ(sem.available(), 0U);  // the permit is held by r
+    auto msg = rx.try_recv();        // the recv never started: the message is still there
+    EXPECT_TRUE(msg.has_value());
+  }());
+}
+
+TEST(Select, VoidBranchesAndLvalueHandles) {
+  auto rt = two_workers();
+  rt.block_on([]() -> task<void> {
+    auto quick = spawn([]() -> task<int> {
+      co_await sleep(100us);
+      co_return 7;
+    }());
+    auto r = co_await select(quick, sleep(1h));  // the handle is awaited by reference
+    EXPECT_EQ(r.index(), 0U);
+    EXPECT_EQ(std::get<0>(r), 7);
+    auto slept = co_await select(sleep(50us), sleep(1h));
+    EXPECT_EQ(slept.index(), 0U);
+    EXPECT_TRUE(std::get_if<0>(&slept) != nullptr);
+  }());
+}
+
+// Both branches fire before the selecting task runs again (one thread, so
+// the order is fixed): the first listed wins, and the loser gives back what
+// it was granted.
+task<void> fire_both(notify& go, mpsc_sender<int> tx) {
+  go.notify_one();
+  (void)co_await tx.send(5);
+}
+
+TEST(Select, ALosingRecvTakesNoMessage) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    notify go;
+    auto firer = spawn(fire_both(go, tx));  // runs once this task suspends
+    auto r = co_await select(go.notified(), rx.recv());
+    EXPECT_EQ(r.index(), 0U);
+    auto left = rx.try_recv();
+    EXPECT_TRUE(left.has_value() && left->value() == 5);
+    co_await firer;
+  }());
+}
+
+TEST(Select, ALosingNotifiedPassesItsNotificationOn) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    notify go;
+    auto firer = spawn(fire_both(go, tx));
+    auto r = co_await select(rx.recv(), go.notified());
+    EXPECT_EQ(r.index(), 0U);
+    EXPECT_EQ(std::get<0>(r).value(), 5);
+    // The notification picked the losing waiter; it was stored as the permit.
+    auto again = co_await select(go.notified(), sleep(1h));
+    EXPECT_EQ(again.index(), 0U);
+    co_await firer;
+  }());
+}
+
+// An awaiter whose await_ready says "not yet" and whose await_suspend then
+// completes at once: the race must still suspend (the branch before it is
+// registered) and resume with this branch.
+struct completes_in_suspend {
+  bool await_ready() const noexcept { return false; }
+  bool await_suspend(std::coroutine_handle<>) const noexcept { return false; }
+  int await_resume() const noexcept { return 9; }
+};
+
+TEST(Select, ABranchThatCompletesInSuspendWinsAfterEarlierOnesRegistered) {
+  auto rt = two_workers();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    auto r = co_await select(rx.recv(), completes_in_suspend{});
+    EXPECT_EQ(r.index(), 1U);
+    EXPECT_EQ(std::get<1>(r), 9);
+    (void)co_await tx.send(3);
+    // The recv that lost was deregistered: the next one gets the message,
+    // and the task is not woken spuriously at a later await.
+    co_await sleep(200us);
+    auto got = co_await rx.recv();
+    EXPECT_EQ(got.value(), 3);
+  }());
+}
+
+TEST(Select, NestedRacesReportTheRightBranch) {
+  auto rt = two_workers();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    cancellation_token stop;
+    auto sender = spawn([](mpsc_sender<int> tx) -> task<void> {
+      co_await sleep(500us);
+      (void)co_await tx.send(11);
+    }(tx));
+    // Branch 0 is itself a race (recv vs 1 h); branch 1 is a token that never fires.
+    auto r = co_await select(timeout(1h, rx.recv()), stop.cancelled());
+    EXPECT_EQ(r.index(), 0U);
+    EXPECT_EQ(std::get<0>(r).value().value(), 11);
+    // And the inner guard firing is reported as the inner race's result.
+    auto r2 = co_await select(timeout(200us, rx.recv()), stop.cancelled());
+    EXPECT_EQ(r2.index(), 0U);
+    EXPECT_FALSE(std::get<0>(r2).has_value());  // timed out
+    co_await sender;
+  }());
+}
+
+TEST(Select, TooManyBranchesInOneSuspensionIsAClearError) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    cancellation_token t;
+    // 4 levels of 9 = 36 race bits (> 32).
+    auto level = [&] { return select(t.cancelled(), t.cancelled(), t.cancelled(), t.cancelled(), t.cancelled(),
+                                     t.cancelled(), t.cancelled(), t.cancelled()); };
+    bool threw = false;
+    try {
+      (void)co_await select(level(), level(), level(), level(), sleep(1ms));
+    } catch (const runtime_misuse& e) {
+      threw = std::string(e.what()).find("32") != std::string::npos;
+    }
+    EXPECT_TRUE(threw);
+  }());
+}
+
+TEST(WithCancellation, ATokenCancelledWhileWaitingStopsTheOperation) {
+  auto rt = two_workers();
+  rt.block_on([]() -> task<void> {
+    cancellation_token token;
+    auto [tx, rx] = mpsc_unbounded<int>();
+    auto canceller = spawn([](cancellation_token t) -> task<void> {
+      co_await sleep(500us);
+      t.cancel();
+    }(token));
+    auto r = co_await with_cancellation(token, rx.recv());
+    EXPECT_FALSE(r.has_value());
+    co_await canceller;
+    // The recv took nothing and left nothing registered.
+    (void)co_await tx.send(1);
+    auto got = co_await rx.recv();
+    EXPECT_EQ(got.value(), 1);
+  }());
+}
+
+TEST(WithCancellation, AnAlreadyCancelledTokenStopsEvenAReadyOperation) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    cancellation_token token;
+    token.cancel();
+    auto [tx, rx] = mpsc_unbounded<int>();
+    (void)co_await tx.send(1);
+    auto r = co_await with_cancellation(token, rx.recv());
+    EXPECT_FALSE(r.has_value());
+    EXPECT_TRUE(rx.try_recv().has_value());  // still there
+    semaphore sem(2);
+    auto p = co_await with_cancellation(token, sem.acquire());
+    EXPECT_FALSE(p.has_value());
+    EXPECT_EQ(sem.available(), 2U);
+  }());
+}
+
+TEST(WithCancellation, ACancelledTaskHasStoppedBeforeTheCallReturns) {
+  auto rt = two_workers();
+  std::atomic<int> steps{0};
+  std::atomic<bool> child_destroyed{false};
+  rt.block_on([](std::atomic<int>& steps, std::atomic<bool>& destroyed) -> task<void> {
+    cancellation_token token;
+    auto canceller = spawn([](cancellation_token t) -> task<void> {
+      co_await sleep(1ms);
+      t.cancel();
+    }(token));
+    struct on_exit {
+      std::atomic<bool>& flag;
+      ~on_exit() { flag.store(true); }
+    };
+    auto r = co_await with_cancellation(token, [](std::atomic<int>& steps, std::atomic<bool>& destroyed) -> task<int> {
+      on_exit guard{destroyed};
+      for (;;) {
+        steps.fetch_add(1);
+        co_await sleep(50us);
+      }
+      co_return 0;
+    }(steps, destroyed));
+    EXPECT_FALSE(r.has_value());
+    EXPECT_TRUE(destroyed.load());  // its cancellation completed first
+    const int seen = steps.load();
+    co_await sleep(1ms);
+    EXPECT_EQ(steps.load(), seen);  // and nothing of it ran afterwards
+    co_await canceller;
+  }(steps, child_destroyed));
+}
+
+TEST(WithCancellation, ATaskThatFinishesFirstKeepsItsResultAndErrorsKeepTheirType) {
+  auto rt = two_workers();
+  rt.block_on([]() -> task<void> {
+    cancellation_token token;
+    auto r = co_await with_cancellation(token, []() -> task<std::string> { co_return "done"; }());
+    EXPECT_EQ(r.value(), "done");
+    bool typed = false;
+    try {
+      (void)co_await with_cancellation(token, []() -> task<int> {
+        throw std::out_of_range("x");
+        co_return 1;
+      }());
+    } catch (const std::out_of_range&) {
+      typed = true;
+    }
+    EXPECT_TRUE(typed);
+  }());
+}
+
+}  // namespace
+}  // namespace lanes
