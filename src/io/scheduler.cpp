@@ -62,6 +62,9 @@ bool coop_consume() noexcept {
 void schedule_spawned(scheduler& owner, task_header& task) noexcept { owner.spawn(task); }
 int current_worker_index(scheduler& owner, const char* what) { return owner.worker_index_of_caller(what); }
 void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(task); }
+void cancel_now(task_header& task) noexcept {
+  if (scheduler* owner = task.owner()) owner->cancel_now(task);
+}
 bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline_ns) {
   return owner.timer_register(entry, deadline_ns);
 }
@@ -360,7 +363,19 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
     const auto generation = (v + task_state::generation_one) & task_state::generation_mask;
     return (v & ~(task_state::scheduled | task_state::generation_mask)) | task_state::running | generation;
   };
-  while (!state.compare_exchange_weak(s, resumed(s), std::memory_order_acq_rel, std::memory_order_acquire)) {
+  for (;;) {
+    if ((s & (task_state::running | task_state::complete)) != 0) {
+      // A stale queue entry: cancel_now() claimed the task while it was
+      // queued (RUNNING) and destroys, or has destroyed, it (COMPLETE).
+      // This entry's reference is all that is left to drop.
+      while ((s & task_state::complete) == 0) {
+        std::this_thread::yield();
+        s = state.load(std::memory_order_acquire);
+      }
+      task->unref();
+      return;
+    }
+    if (state.compare_exchange_weak(s, resumed(s), std::memory_order_acq_rel, std::memory_order_acquire)) break;
   }
   if ((s & task_state::cancelled) != 0) {
     task->cancel_frame();
@@ -409,6 +424,34 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
       return;
     }
   }
+}
+
+void scheduler::cancel_now(task_header& task) noexcept {
+  auto& state = task.state();
+  std::uint64_t s = state.load(std::memory_order_acquire);
+  for (;;) {
+    if ((s & task_state::complete) != 0) return;
+    if ((s & task_state::running) != 0) {
+      // Polled on another thread (or claimed by another cancel_now): that
+      // thread sees CANCELLED when the poll ends and destroys the frame.
+      if ((s & task_state::cancelled) == 0 &&
+          !state.compare_exchange_weak(s, s | task_state::cancelled, std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+        continue;
+      }
+      while ((state.load(std::memory_order_acquire) & task_state::complete) == 0) std::this_thread::yield();
+      return;
+    }
+    // Idle or queued: claim it as a worker would. A queue entry that still
+    // points at it is dropped when popped (run_one sees RUNNING/COMPLETE).
+    if (state.compare_exchange_weak(s, s | task_state::running | task_state::cancelled, std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+      break;
+    }
+  }
+  task.ref();  // the running reference complete() drops
+  task.cancel_frame();
+  complete(task, true);
 }
 
 void scheduler::complete(task_header& task, bool remove_from_live) noexcept {

@@ -92,6 +92,8 @@ class scheduler {
   void spawn(task_header& task) noexcept;
   int worker_index_of_caller(const char* what) const;
   void wait_blocking(task_header& task);
+  // Cancels `task` and returns once its frame is destroyed (see runtime_access.hpp).
+  void cancel_now(task_header& task) noexcept;
 
   bool timer_register(timer_entry& entry, std::uint64_t deadline_ns);
   bool timer_cancel(timer_entry& entry) noexcept;

@@ -40,7 +40,7 @@ void cancel_state::cancel() {
     std::lock_guard lock(mutex);
     if (is_cancelled()) return;
     cancelled_.store(true, std::memory_order_release);
-    while (!waiters.empty()) to_wake.push_back(waiters.pop_front_notified(true));
+    pop_all_waiters(waiters, to_wake);
     children.reserve(children_.size());
     for (cancel_state* c : children_) {
       if (auto alive = c->weak_from_this().lock()) children.push_back(std::move(alive));

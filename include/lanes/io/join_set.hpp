@@ -102,9 +102,18 @@ class join_set {
     members_.push_back(lanes::spawn(member(std::move(t), state_), name, where));
   }
 
+  // Aborts every member still running; each is cancelled at its next
+  // suspension point, on a worker (join_next then reports task_cancelled).
   void abort_all() noexcept {
     for (auto& h : members_) h.abort();
     members_.clear();
+  }
+  // Hands the members' handles to the caller (the set keeps counting them
+  // for join_next): for owners that cancel them their own way (task_group).
+  std::vector<join_handle<void>> take_members() noexcept {
+    auto members = std::move(members_);
+    members_.clear();
+    return members;
   }
 
   // Members spawned and not yet returned by join_next.

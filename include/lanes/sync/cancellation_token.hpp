@@ -22,12 +22,12 @@
 #pragma once
 
 #include <atomic>
-#include <coroutine>
 #include <memory>
 #include <mutex>
 #include <vector>
 
 #include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/sync/detail/condition_awaiter.hpp>
 #include <lanes/sync/detail/waiter_list.hpp>
 
 namespace lanes {
@@ -50,7 +50,9 @@ class cancel_state : public std::enable_shared_from_this<cancel_state> {
   void cancel();
   bool is_cancelled() const noexcept { return cancelled_.load(std::memory_order_acquire); }
 
-  // The awaiter's side, under mutex_.
+  // The awaiter's side (detail/condition_awaiter.hpp).
+  bool ready_locked() const noexcept { return is_cancelled(); }
+  bool ready_unlocked() const noexcept { return is_cancelled(); }
   std::mutex mutex;
   waiter_list waiters;
 
@@ -76,41 +78,10 @@ class cancellation_token {
   // A token cancelled with this one (and on its own by its own cancel()).
   cancellation_token child() const;
 
-  class awaiter {
-   public:
-    explicit awaiter(std::shared_ptr<detail::cancel_state> s) noexcept : state_(std::move(s)) {}
-    awaiter(awaiter&& other) noexcept : state_(std::move(other.state_)) {}  // before it waits only
-    awaiter(const awaiter&) = delete;
-    awaiter& operator=(const awaiter&) = delete;
-    ~awaiter() {
-      if (!state_) return;
-      std::lock_guard lock(state_->mutex);
-      state_->waiters.remove(node_);  // cancelled (or lost a race) while waiting
-    }
-    bool await_ready() const noexcept { return state_->is_cancelled() && detail::coop_consume(); }
-    bool await_suspend(std::coroutine_handle<> h) {
-      auto& self = detail::require_current_task("co_await cancellation_token::cancelled()");
-      self.set_resume_point(h);
-      node_.to_wake = self.make_waker();
-      std::lock_guard lock(state_->mutex);
-      if (state_->is_cancelled()) {
-        // Cancelled meanwhile: wake through the waker instead of returning
-        // false, so that a race this waiter is a branch of sees it fire.
-        std::move(node_.to_wake).wake();
-        return true;
-      }
-      state_->waiters.push_back(node_);
-      return true;
-    }
-    void await_resume() const noexcept {}
-
-   private:
-    std::shared_ptr<detail::cancel_state> state_;
-    detail::waiter_node node_;
-  };
+  using awaiter = detail::condition_awaiter<detail::cancel_state, std::shared_ptr<detail::cancel_state>>;
 
   // Completes when the token is cancelled (at once if it already is).
-  awaiter cancelled() const noexcept { return awaiter(state_); }
+  awaiter cancelled() const noexcept { return awaiter(*state_, state_, "co_await cancellation_token::cancelled()"); }
 
  private:
   explicit cancellation_token(std::shared_ptr<detail::cancel_state> s) noexcept : state_(std::move(s)) {}

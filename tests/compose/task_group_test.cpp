@@ -1,0 +1,151 @@
+// task_group: children cannot outlive the group; failures cancel the rest
+// (or not); children may spawn siblings; a destroyed group cancels in place.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <vector>
+
+#include <lanes/compose/task_group.hpp>
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+#include <lanes/sync/notify.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct count_exit {
+  std::atomic<int>& n;
+  ~count_exit() { n.fetch_add(1); }
+};
+
+TEST(TaskGroup, LeavingTheGroupAwaitsEveryChildAndChildrenMayBorrow) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  const int sum = rt.block_on([]() -> task<int> {
+    std::vector<int> slots(20, 0);  // borrowed by the children
+    co_await with_task_group([&](task_group& g) -> task<void> {
+      for (int i = 0; i < 20; ++i) {
+        g.spawn([](std::vector<int>& slots, int i, task_group& g) -> task<void> {
+          co_await sleep(std::chrono::microseconds(20 * i));
+          slots[static_cast<std::size_t>(i)] = i;
+          if (i == 19) {
+            g.spawn([](std::vector<int>& slots) -> task<void> {  // a sibling spawned by a child
+              co_await sleep(200us);
+              slots[0] = 1000;
+            }(slots));
+          }
+        }(slots, i, g));
+      }
+      co_return;
+    });
+    int s = 0;
+    for (int v : slots) s += v;
+    co_return s;
+  }());
+  EXPECT_EQ(sum, 1000 + 19 * 20 / 2);
+}
+
+TEST(TaskGroup, AFailureCancelsTheRestAndAllFailuresAreKept) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  std::atomic<int> exited{0};
+  EXPECT_THROW(rt.block_on([](std::atomic<int>& exited) -> task<void> {
+                 co_await with_task_group([&](task_group& g) -> task<void> {
+                   for (int i = 0; i < 5; ++i) {
+                     g.spawn([](std::atomic<int>& exited) -> task<void> {
+                       count_exit c{exited};
+                       co_await sleep(1h);
+                     }(exited));
+                   }
+                   g.spawn([]() -> task<void> {
+                     co_await sleep(200us);
+                     throw std::domain_error("child failed");
+                   }());
+                   co_return;
+                 });
+               }(exited)),
+               std::domain_error);
+  EXPECT_EQ(exited.load(), 5);
+}
+
+TEST(TaskGroup, WaitRestKeepsEveryFailureInOrder) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  rt.block_on([]() -> task<void> {
+    task_group g(on_failure::wait_rest);
+    std::atomic<int> finished{0};
+    g.spawn([]() -> task<void> {
+      co_await sleep(100us);
+      throw std::domain_error("first");
+    }());
+    g.spawn([](std::atomic<int>& f) -> task<void> {
+      co_await sleep(1ms);
+      f.fetch_add(1);
+      throw std::length_error("second");
+    }(finished));
+    bool threw_first = false;
+    try {
+      co_await g.join();
+    } catch (const std::domain_error&) {
+      threw_first = true;
+    }
+    EXPECT_TRUE(threw_first);
+    EXPECT_EQ(finished.load(), 1);
+    EXPECT_EQ(g.errors().size(), 2U);
+  }());
+}
+
+TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
+  for (int flavour = 0; flavour < 2; ++flavour) {
+    auto rt = flavour == 0 ? runtime::multi_thread().worker_threads(2).build() : runtime::current_thread().build();
+    std::atomic<int> exited{0};
+    std::atomic<int> seen_at_owner_exit{-1};
+    auto owner = rt.spawn([](std::atomic<int>& exited, std::atomic<int>& seen) -> task<void> {
+      struct report {
+        std::atomic<int>& exited;
+        std::atomic<int>& seen;
+        ~report() { seen.store(exited.load()); }  // runs after the group's destructor
+      } r{exited, seen};
+      task_group g;
+      for (int i = 0; i < 8; ++i) {
+        g.spawn([](std::atomic<int>& exited) -> task<void> {
+          count_exit c{exited};
+          for (;;) co_await sleep(50us);
+        }(exited));
+      }
+      co_await sleep(1h);  // the owner is aborted here, the group never joined
+    }(exited, seen_at_owner_exit));
+    rt.block_on([]() -> task<void> { co_await sleep(1ms); }());
+    owner.abort();
+    rt.block_on([](join_handle<void>& h) -> task<void> {
+      try {
+        co_await h;
+      } catch (const task_cancelled&) {
+      }
+    }(owner));
+    EXPECT_EQ(seen_at_owner_exit.load(), 8) << "flavour " << flavour;
+  }
+}
+
+TEST(TaskGroup, ARuntimeShutdownWithAGroupInsideIsClean) {
+  std::atomic<int> exited{0};
+  {
+    auto rt = runtime::multi_thread().worker_threads(2).build();
+    rt.spawn([](std::atomic<int>& exited) -> task<void> {
+      task_group g;
+      for (int i = 0; i < 4; ++i) {
+        g.spawn([](std::atomic<int>& exited) -> task<void> {
+          count_exit c{exited};
+          co_await sleep(1h);
+        }(exited));
+      }
+      co_await g.join();
+    }(exited));
+    rt.block_on([]() -> task<void> { co_await sleep(500us); }());
+  }
+  EXPECT_EQ(exited.load(), 4);
+}
+
+}  // namespace
+}  // namespace lanes
