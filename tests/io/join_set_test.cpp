@@ -111,6 +111,30 @@ TEST_P(JoinSetBothFlavors, JoinNextIsCancellationSafe) {
   EXPECT_EQ(sum, 40 * 41 / 2);
 }
 
+// A member aborted before it first ran still reports (cancelled): a
+// join_next loop after abort_all() must end, not wait forever.
+TEST_P(JoinSetBothFlavors, MembersAbortedBeforeTheyRanAreReported) {
+  auto rt = make();
+  const int cancelled = rt.block_on([]() -> task<int> {
+    join_set<int> set;
+    for (int i = 0; i < 10; ++i) set.spawn([](int i) -> task<int> { co_return i; }(i));
+    set.abort_all();  // on one thread none has run yet; on two, some may have
+    int n = 0;
+    while (!set.empty()) {
+      try {
+        (void)co_await set.join_next();
+      } catch (const task_cancelled&) {
+        ++n;
+      }
+    }
+    co_return n;
+  }());
+  if (!GetParam()) {
+    EXPECT_EQ(cancelled, 10);
+  }
+  EXPECT_LE(cancelled, 10);
+}
+
 INSTANTIATE_TEST_SUITE_P(Io, JoinSetBothFlavors, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "MultiThread" : "CurrentThread"; });
 

@@ -63,9 +63,16 @@ class tracked_slot {
   std::uint64_t id_;
 };
 
+// The tracked task and its slot, one parameter so that the order is fixed:
+// the task's frames are destroyed before the slot uncounts it.
 template <class T>
-task<T> tracked(task<T> t, tracked_slot) {
-  co_return co_await std::move(t);
+struct tracked_call {
+  tracked_slot slot;
+  task<T> inner;  // declared last: destroyed first
+};
+template <class T>
+task<T> tracked(tracked_call<T> call) {
+  co_return co_await std::move(call.inner);
 }
 
 }  // namespace detail
@@ -84,7 +91,7 @@ class task_tracker {
       id = state_->next_id++;
       state_->in_flight.emplace(id, nullptr);  // counted before it can run (and finish)
     }
-    auto handle = lanes::spawn(detail::tracked(std::move(t), detail::tracked_slot(state_, id)), name, where);
+    auto handle = lanes::spawn(detail::tracked(detail::tracked_call<T>{detail::tracked_slot(state_, id), std::move(t)}), name, where);
     std::lock_guard lock(state_->mutex);
     if (auto it = state_->in_flight.find(id); it != state_->in_flight.end()) {
       handle.header()->ref();

@@ -58,27 +58,40 @@ class join_set {
   };
 
   // Records the member's outcome exactly once: a value, an exception, or
-  // (from the destructor, when the frame is destroyed unfinished) cancelled.
+  // (from the destructor, when the frame is destroyed unfinished - even
+  // before it first ran) cancelled. It is the wrapper's one parameter, so it
+  // exists from the spawn on. It owns the member's task and destroys it
+  // before recording `cancelled`: whoever join_next wakes may rely on the
+  // member's frames (and so its destructors) being gone (task_group does).
   struct recorder {
-    std::shared_ptr<shared_state> state;
+    std::shared_ptr<shared_state> state;  // null once moved from
+    task<T> inner;
     bool recorded = false;
+    recorder(std::shared_ptr<shared_state> s, task<T> t) noexcept : state(std::move(s)), inner(std::move(t)) {}
+    recorder(recorder&& other) noexcept
+        : state(std::move(other.state)), inner(std::move(other.inner)), recorded(other.recorded) {}
+    recorder(const recorder&) = delete;
+    recorder& operator=(const recorder&) = delete;
     void record(outcome o) {
+      inner = task<T>();  // finished: its frame goes before the outcome is published
       recorded = true;
       state->push(std::move(o));
     }
     ~recorder() {
+      if (!state) return;
+      inner = task<T>();
       if (!recorded) state->push(outcome(std::in_place_index<2>));
     }
   };
 
-  static task<void> member(task<T> inner, std::shared_ptr<shared_state> state) {
-    recorder rec{std::move(state)};
+  static task<void> member(recorder rec) {
     try {
       if constexpr (std::is_void_v<T>) {
-        co_await std::move(inner);
+        co_await std::move(rec.inner);
         rec.record(outcome(std::in_place_index<0>));
       } else {
-        rec.record(outcome(std::in_place_index<0>, co_await std::move(inner)));
+        auto value = co_await std::move(rec.inner);
+        rec.record(outcome(std::in_place_index<0>, std::move(value)));
       }
     } catch (...) {
       rec.record(outcome(std::in_place_index<1>, std::current_exception()));
@@ -99,14 +112,15 @@ class join_set {
       std::lock_guard lock(state_->mutex);
       ++state_->unfinished;
     }
-    members_.push_back(lanes::spawn(member(std::move(t), state_), name, where));
+    members_.push_back(lanes::spawn(member(recorder(state_, std::move(t))), name, where));
   }
 
   // Aborts every member still running; each is cancelled at its next
   // suspension point, on a worker (join_next then reports task_cancelled).
+  // The handles stay: an owner that must wait for the cancellation to
+  // complete (task_group's destructor) still finds them.
   void abort_all() noexcept {
     for (auto& h : members_) h.abort();
-    members_.clear();
   }
   // Hands the members' handles to the caller (the set keeps counting them
   // for join_next): for owners that cancel them their own way (task_group).

@@ -1,0 +1,397 @@
+// Randomized: every cancellable lanes awaitable raced against cancellation
+// at random moments (a token cancelled before the call, by another task
+// after a random delay, by a foreign thread, or never; through
+// with_cancellation, select, or an abort of the whole task). Checked:
+// - nothing is lost: every message sent is received exactly once and in
+//   each sender's order; semaphore permits and mutex ownership are
+//   conserved; every notify_one reaches a waiter;
+// - nothing runs after it was reported cancelled;
+// - every task ends exactly once (frames destroyed once, outcomes counted once);
+// - task groups: no child outlives its group, each child ends once.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <lanes/compose/select.hpp>
+#include <lanes/compose/task_group.hpp>
+#include <lanes/compose/when_all.hpp>
+#include <lanes/compose/with_cancellation.hpp>
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/yield.hpp>
+#include <lanes/sync/mpsc.hpp>
+#include <lanes/sync/mutex.hpp>
+#include <lanes/sync/notify.hpp>
+#include <lanes/sync/oneshot.hpp>
+#include <lanes/sync/semaphore.hpp>
+#include <lanes/sync/watch.hpp>
+
+#include "sanitized_build.hpp"
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int scale = detail::stress_divisor;
+
+// Cancels tokens from a plain thread, at random moments.
+unsigned rnd(std::mt19937& rng);
+
+class foreign_canceller {
+ public:
+  foreign_canceller() : thread_([this] { run(); }) {}
+  ~foreign_canceller() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    thread_.join();
+  }
+  void add(cancellation_token t) {
+    std::lock_guard lock(mutex_);
+    pending_.push_back(std::move(t));
+  }
+
+ private:
+  void run() {
+    std::mt19937 rng(99);
+    for (;;) {
+      std::deque<cancellation_token> batch;
+      {
+        std::lock_guard lock(mutex_);
+        if (stop_ && pending_.empty()) return;
+        batch.swap(pending_);
+      }
+      for (auto& t : batch) {
+        for (unsigned spin = rnd(rng) % 2000; spin > 0; --spin) std::atomic_signal_fence(std::memory_order_seq_cst);
+        t.cancel();
+      }
+      std::this_thread::yield();
+    }
+  }
+  std::mutex mutex_;
+  std::deque<cancellation_token> pending_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+unsigned rnd(std::mt19937& rng) { return static_cast<unsigned>(rng()); }
+
+// A token with a random fate.
+cancellation_token random_token(std::mt19937& rng, foreign_canceller& foreign) {
+  cancellation_token t;
+  switch (rnd(rng) % 5) {
+    case 0:
+      t.cancel();
+      break;
+    case 1:
+      break;  // never
+    case 2:
+      foreign.add(t);
+      break;
+    default:
+      (void)spawn([](cancellation_token t, std::chrono::microseconds d) -> task<void> {
+        co_await sleep(d);
+        t.cancel();
+      }(t, std::chrono::microseconds(rnd(rng) % 150)));
+  }
+  return t;
+}
+
+// Awaits `op` under a random token, through with_cancellation or select;
+// true when it completed (its result is then in `out`).
+// (An rvalue `op` lives in the caller's co_await expression, which lasts
+// until this task has finished.)
+template <class Op, class Out>
+task<bool> attempt(Op&& op, Out& out, std::mt19937& rng, foreign_canceller& foreign) {
+  auto t = random_token(rng, foreign);
+  if (rnd(rng) % 2 == 0) {
+    auto r = co_await with_cancellation(t, std::forward<Op>(op));
+    if (!r) co_return false;
+    if constexpr (std::is_void_v<decltype(r.value())>) {
+      out.emplace();
+    } else {
+      out.emplace(std::move(r.value()));
+    }
+    co_return true;
+  }
+  auto r = co_await select(t.cancelled(), std::forward<Op>(op));
+  if (r.index() == 0) co_return false;
+  out.emplace(std::move(std::get<1>(r)));
+  co_return true;
+}
+
+TEST(ComposeStress, BoundedChannelSendsAndReceivesCancelledAtRandomLoseNothing) {
+  const int per_producer = 10000 / scale;
+  constexpr int producers = 3;
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  foreign_canceller foreign;
+  std::vector<int> received;
+  rt.block_on([](int per_producer, foreign_canceller& foreign, std::vector<int>& received) -> task<void> {
+    auto [tx, rx] = mpsc_bounded<int>(4);
+    std::vector<join_handle<void>> senders;
+    for (int p = 0; p < producers; ++p) {
+      senders.push_back(spawn([](mpsc_sender<int> tx, int p, int n, foreign_canceller& foreign) -> task<void> {
+        std::mt19937 rng(static_cast<unsigned>(p) + 1);
+        for (int i = 0; i < n; ++i) {
+          for (;;) {  // a cancelled send delivered nothing: send the same value again
+            std::optional<std::optional<int>> back;
+            if (co_await attempt(tx.send(p * 1'000'000 + i), back, rng, foreign)) {
+              EXPECT_FALSE(back->has_value());  // the receiver is alive
+              break;
+            }
+          }
+        }
+      }(tx, p, per_producer, foreign)));
+    }
+    { auto drop = std::move(tx); }
+    std::mt19937 rng(7);
+    for (;;) {
+      std::optional<result<int, closed>> got;
+      if (!co_await attempt(rx.recv(), got, rng, foreign)) continue;
+      if (!got->has_value()) break;  // every sender gone and drained
+      received.push_back(got->value());
+    }
+    for (auto& s : senders) co_await s;
+  }(per_producer, foreign, received));
+  ASSERT_EQ(received.size(), static_cast<std::size_t>(producers * per_producer));
+  std::vector<int> next(producers, 0);
+  for (int v : received) {
+    const int p = v / 1'000'000;
+    EXPECT_EQ(v % 1'000'000, next[static_cast<std::size_t>(p)]) << "producer " << p;  // once each, in order
+    ++next[static_cast<std::size_t>(p)];
+  }
+}
+
+TEST(ComposeStress, PermitsAndMutexOwnershipAreConservedUnderRandomCancellation) {
+  const int rounds = 5000 / scale;
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  foreign_canceller foreign;
+  semaphore sem(5);
+  lanes::mutex m;
+  std::atomic<int> inside{0};
+  std::atomic<int> overlaps{0};
+  std::atomic<int> held_permits{0};
+  std::atomic<int> over_limit{0};
+  rt.block_on([](int rounds, foreign_canceller& foreign, semaphore& sem, lanes::mutex& m, std::atomic<int>& inside,
+                 std::atomic<int>& overlaps, std::atomic<int>& held, std::atomic<int>& over) -> task<void> {
+    std::vector<task<void>> workers;
+    for (int w = 0; w < 6; ++w) {
+      workers.push_back([](int w, int rounds, foreign_canceller& foreign, semaphore& sem, lanes::mutex& m,
+                           std::atomic<int>& inside, std::atomic<int>& overlaps, std::atomic<int>& held,
+                           std::atomic<int>& over) -> task<void> {
+        std::mt19937 rng(static_cast<unsigned>(w) * 31 + 5);
+        for (int i = 0; i < rounds; ++i) {
+          if (rnd(rng) % 2 == 0) {
+            const std::size_t n = 1 + rnd(rng) % 3;
+            std::optional<result<semaphore_permit, closed>> permit;
+            if (co_await attempt(sem.acquire(n), permit, rng, foreign)) {
+              if (held.fetch_add(static_cast<int>(n)) + static_cast<int>(n) > 5) over.fetch_add(1);
+              if (rnd(rng) % 2 == 0) co_await yield_now();
+              held.fetch_sub(static_cast<int>(n));
+            }
+          } else {
+            std::optional<decltype(m.lock().await_resume())> guard;
+            if (co_await attempt(m.lock(), guard, rng, foreign)) {
+              if (inside.fetch_add(1) != 0) overlaps.fetch_add(1);
+              if (rnd(rng) % 2 == 0) co_await yield_now();
+              inside.fetch_sub(1);
+            }
+          }
+        }
+      }(w, rounds, foreign, sem, m, inside, overlaps, held, over));
+    }
+    co_await when_all(std::move(workers));
+  }(rounds, foreign, sem, m, inside, overlaps, held_permits, over_limit));
+  EXPECT_EQ(sem.available(), 5U);
+  EXPECT_EQ(overlaps.load(), 0);
+  EXPECT_EQ(over_limit.load(), 0);
+  EXPECT_TRUE(m.try_lock().has_value());
+}
+
+TEST(ComposeStress, EveryNotifyOneReachesAWaiterDespiteCancelledWaiters) {
+  const int notifications = 5000 / scale;
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  foreign_canceller foreign;
+  rt.block_on([](int notifications, foreign_canceller& foreign) -> task<void> {
+    notify n;
+    std::atomic<int> delivered{0};
+    // Three waiters, each cancelled at random while it waits; the notifier
+    // sends the next notification only after the previous one arrived.
+    task_group waiters;
+    for (int w = 0; w < 3; ++w) {
+      waiters.spawn([](int w, notify& n, std::atomic<int>& delivered, int total, foreign_canceller& foreign) -> task<void> {
+        std::mt19937 rng(static_cast<unsigned>(w) + 77);
+        while (delivered.load() < total) {
+          std::optional<std::monostate> got;
+          if (co_await attempt(n.notified(), got, rng, foreign)) delivered.fetch_add(1);
+        }
+      }(w, n, delivered, notifications, foreign));
+    }
+    for (int i = 0; i < notifications; ++i) {
+      n.notify_one();
+      while (delivered.load() <= i) co_await yield_now();
+    }
+    for (int w = 0; w < 3; ++w) n.notify_one();  // release waiters still waiting
+    co_await waiters.join();
+    EXPECT_GE(delivered.load(), notifications);
+  }(notifications, foreign));
+}
+
+TEST(ComposeStress, EveryTaskEndsOnceAndNothingRunsAfterItWasReportedCancelled) {
+  const int tasks = 10000 / scale;
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  foreign_canceller foreign;
+  std::atomic<int> completed{0};
+  std::atomic<int> cancelled_count{0};
+  std::atomic<int> frames_gone{0};
+  std::atomic<int> ran_after_cancel{0};
+  rt.block_on([](int tasks, foreign_canceller& foreign, std::atomic<int>& completed, std::atomic<int>& cancelled_count,
+                 std::atomic<int>& frames_gone, std::atomic<int>& ran_after) -> task<void> {
+    std::vector<join_handle<void>> all;
+    std::mt19937 rng(4242);
+    for (int i = 0; i < tasks; ++i) {
+      const unsigned kind = rnd(rng) % 5;
+      const unsigned seed = rnd(rng);
+      all.push_back(spawn([](unsigned kind, unsigned seed, foreign_canceller& foreign, std::atomic<int>& completed,
+                             std::atomic<int>& cancelled_count, std::atomic<int>& frames_gone,
+                             std::atomic<int>& ran_after) -> task<void> {
+        std::mt19937 rng(seed);
+        struct frame_end {
+          std::atomic<int>& n;
+          ~frame_end() { n.fetch_add(1); }
+        } end{frames_gone};
+        bool done = false;
+        switch (kind) {
+          case 0: {  // sleep
+            std::optional<std::monostate> out;
+            done = co_await attempt(sleep(std::chrono::microseconds(rnd(rng) % 200)), out, rng, foreign);
+            break;
+          }
+          case 1: {  // a oneshot whose sender answers after a while
+            auto [tx, rx] = oneshot<int>();
+            (void)spawn([](oneshot_sender<int> tx, std::chrono::microseconds d) -> task<void> {
+              co_await sleep(d);
+              (void)std::move(tx).send(1);
+            }(std::move(tx), std::chrono::microseconds(rnd(rng) % 200)));
+            std::optional<result<int, closed>> out;
+            done = co_await attempt(std::move(rx), out, rng, foreign);
+            break;
+          }
+          case 2: {  // a watch change
+            auto [tx, rx] = watch<int>(0);
+            (void)spawn([](watch_sender<int> tx, std::chrono::microseconds d) -> task<void> {
+              co_await sleep(d);
+              tx.send(1);
+            }(std::move(tx), std::chrono::microseconds(rnd(rng) % 200)));
+            std::optional<result<void, closed>> out;
+            done = co_await attempt(rx.changed(), out, rng, foreign);
+            break;
+          }
+          case 3: {  // a join_handle
+            auto child = spawn([](std::chrono::microseconds d) -> task<int> {
+              co_await sleep(d);
+              co_return 3;
+            }(std::chrono::microseconds(rnd(rng) % 200)));
+            std::optional<int> out;
+            done = co_await attempt(child, out, rng, foreign);
+            break;
+          }
+          default: {  // a whole task: nothing of it may run once cancelled is reported
+            auto token = random_token(rng, foreign);
+            auto steps = std::make_shared<std::atomic<int>>(0);
+            auto r = co_await with_cancellation(token, [](std::shared_ptr<std::atomic<int>> steps, int n) -> task<int> {
+              for (int k = 0; k < n; ++k) {
+                steps->fetch_add(1);
+                co_await sleep(std::chrono::microseconds(20));
+              }
+              co_return n;
+            }(steps, static_cast<int>(rnd(rng) % 8)));
+            done = r.has_value();
+            if (!done) {
+              const int seen = steps->load();
+              co_await sleep(std::chrono::microseconds(100));
+              if (steps->load() != seen) ran_after.fetch_add(1);
+            }
+          }
+        }
+        (done ? completed : cancelled_count).fetch_add(1);
+      }(kind, seed, foreign, completed, cancelled_count, frames_gone, ran_after)));
+    }
+    for (auto& h : all) co_await h;
+  }(tasks, foreign, completed, cancelled_count, frames_gone, ran_after_cancel));
+  EXPECT_EQ(completed.load() + cancelled_count.load(), tasks);
+  EXPECT_EQ(frames_gone.load(), tasks);
+  EXPECT_EQ(ran_after_cancel.load(), 0);
+  EXPECT_GT(completed.load(), 0);
+  EXPECT_GT(cancelled_count.load(), 0);
+}
+
+TEST(ComposeStress, RandomGroupTreesNeverLeaveAChildBehind) {
+  const int trees = 1000 / scale;
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  std::atomic<int> started{0};
+  std::atomic<int> ended{0};
+  std::atomic<int> outlived{0};
+  rt.block_on([](int trees, std::atomic<int>& started, std::atomic<int>& ended, std::atomic<int>& outlived) -> task<void> {
+    struct node {
+      static task<void> run(unsigned seed, int depth, std::atomic<int>& started, std::atomic<int>& ended,
+                            std::atomic<int>& outlived, std::shared_ptr<std::atomic<bool>> parent_gone) {
+        started.fetch_add(1);
+        struct end {
+          std::atomic<int>& ended;
+          std::atomic<int>& outlived;
+          std::shared_ptr<std::atomic<bool>> parent_gone;
+          ~end() {
+            if (parent_gone->load()) outlived.fetch_add(1);
+            ended.fetch_add(1);
+          }
+        } e{ended, outlived, parent_gone};
+        std::mt19937 rng(seed);
+        auto gone = std::make_shared<std::atomic<bool>>(false);
+        struct mark_gone {  // declared before the group: runs after its destructor
+          std::shared_ptr<std::atomic<bool>> gone;
+          ~mark_gone() { gone->store(true); }
+        } mark{gone};
+        {
+          task_group g(rnd(rng) % 2 == 0 ? on_failure::cancel_rest : on_failure::wait_rest);
+          const int kids = depth < 3 ? static_cast<int>(rnd(rng) % 4) : 0;
+          for (int k = 0; k < kids; ++k) g.spawn(run(rnd(rng), depth + 1, started, ended, outlived, gone));
+          co_await sleep(std::chrono::microseconds(rnd(rng) % 100));
+          if (rnd(rng) % 6 == 0) throw std::runtime_error("node failed");
+          if (rnd(rng) % 4 != 0) {
+            try {
+              co_await g.join();
+            } catch (const std::runtime_error&) {
+            }
+          }
+          // else: leave the group unjoined; its destructor cancels the children in place
+        }
+      }
+    };
+    std::vector<task<void>> roots;
+    std::mt19937 rng(1);
+    for (int t = 0; t < trees; ++t) {
+      roots.push_back([](unsigned seed, std::atomic<int>& s, std::atomic<int>& e, std::atomic<int>& o) -> task<void> {
+        try {
+          co_await node::run(seed, 0, s, e, o, std::make_shared<std::atomic<bool>>(false));
+        } catch (const std::runtime_error&) {
+        }
+      }(rnd(rng), started, ended, outlived));
+    }
+    co_await when_all(std::move(roots), on_failure::wait_rest);
+  }(trees, started, ended, outlived));
+  EXPECT_EQ(started.load(), ended.load());
+  EXPECT_EQ(outlived.load(), 0);
+  EXPECT_GT(started.load(), trees);
+}
+
+}  // namespace
+}  // namespace lanes
