@@ -5,7 +5,7 @@
 namespace lanes::bench {
 
 std::span<const scenario> all_scenarios() {
-  static constexpr std::array<scenario, 11> list{{
+  static constexpr std::array<scenario, 12> list{{
       {"s1", "separate lanes: CPU work inline vs offloaded, a 5 ms ticker's lateness, against Asio + oneTBB", run_s1},
       {"s3", "100,000 sleeping io tasks: wall time and memory per task, against Asio", run_s3},
       {"s4", "spawn + await cost, against asio::co_spawn; std::thread create + join", run_s4},
@@ -20,6 +20,8 @@ std::span<const scenario> all_scenarios() {
       {"timers", "timer lateness on an idle runtime (goal: p99 within 100 us), against asio::steady_timer",
        run_timer_latency},
       {"sync", "oneshot handoff, mpsc, semaphore, spawn_blocking against the nearest Asio construction", run_sync},
+      {"compose", "select of two timers, when_all of 10 tasks, cancelling 100,000 sleepers through one token, "
+                  "against the plain Asio constructions", run_compose},
   }};
   return list;
 }

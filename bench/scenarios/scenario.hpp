@@ -36,6 +36,7 @@ int run_s8(const options& opts);
 int run_s10(const options& opts);
 int run_timer_latency(const options& opts);
 int run_sync(const options& opts);
+int run_compose(const options& opts);
 
 // Runs `work` in a forked child so that memory and threads of one side
 // cannot colour the other's; returns the numbers it produced.
