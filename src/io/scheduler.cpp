@@ -62,6 +62,14 @@ bool coop_consume() noexcept {
 void schedule_spawned(scheduler& owner, task_header& task) noexcept { owner.spawn(task); }
 int current_worker_index(scheduler& owner, const char* what) { return owner.worker_index_of_caller(what); }
 void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(task); }
+std::uint64_t fd_register(scheduler& owner, int fd) { return owner.io_driver().fd_register(fd); }
+void fd_deregister(scheduler& owner, std::uint64_t key) noexcept { owner.io_driver().fd_deregister(key); }
+bool fd_arm(scheduler& owner, std::uint64_t key, unsigned direction, waker& w) {
+  return owner.io_driver().fd_arm(key, direction, w);
+}
+void fd_disarm(scheduler& owner, std::uint64_t key, unsigned direction) noexcept {
+  owner.io_driver().fd_disarm(key, direction);
+}
 void cancel_now(task_header& task) noexcept {
   if (scheduler* owner = task.owner()) owner->cancel_now(task);
 }
@@ -498,7 +506,8 @@ void scheduler::park(worker& w, task_header* until) {
   // this worker has left the sleepers: otherwise it could pick itself, and
   // spin through park/unpark until the next deadline (it did: a 5 ms ticker
   // kept a worker 40% busy).
-  if (watched_timers && timers_pending_.load(std::memory_order_acquire) > 0 && idle_.sleepers() > 0) {
+  if (watched_timers && (timers_pending_.load(std::memory_order_acquire) > 0 || driver_.fd_count() > 0) &&
+      idle_.sleepers() > 0) {
     notify_parked();
   }
 }
@@ -530,8 +539,14 @@ bool scheduler::sleep(worker& w) {
 }
 
 void scheduler::maintenance(worker& w) {
-  // The worker parked in the driver fires timers itself.
-  if (driver_parked_.load(std::memory_order_acquire) || timers_pending_.load(std::memory_order_acquire) == 0) return;
+  // The worker parked in the driver fires timers and reports fd events itself.
+  if (driver_parked_.load(std::memory_order_acquire)) return;
+  // Every worker busy: look at the fds now and then without sleeping.
+  if (driver_.fd_count() > 0 && driver_.lock().try_lock()) {
+    driver_.park(0, false);
+    driver_.lock().unlock();
+  }
+  if (timers_pending_.load(std::memory_order_acquire) == 0) return;
   fire_timers(w);
 }
 

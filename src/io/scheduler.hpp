@@ -92,6 +92,7 @@ class scheduler {
   void spawn(task_header& task) noexcept;
   int worker_index_of_caller(const char* what) const;
   void wait_blocking(task_header& task);
+  driver& io_driver() noexcept { return driver_; }
   // Cancels `task` and returns once its frame is destroyed (see runtime_access.hpp).
   void cancel_now(task_header& task) noexcept;
 

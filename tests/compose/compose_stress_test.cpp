@@ -2,7 +2,8 @@
 // at random moments (a token cancelled before the call, by another task
 // after a random delay, by a foreign thread, or never; through
 // with_cancellation, select, or an abort of the whole task). Checked:
-// - nothing is lost: every message sent is received exactly once and in
+// - nothing is lost: every byte written to a socket is read once, in
+//   order; every message sent is received exactly once and in
 //   each sender's order; semaphore permits and mutex ownership are
 //   conserved; every notify_one reaches a waiter;
 // - nothing runs after it was reported cancelled;
@@ -10,8 +11,12 @@
 // - task groups: no child outlives its group, each child ends once.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <random>
@@ -22,6 +27,7 @@
 #include <lanes/compose/task_group.hpp>
 #include <lanes/compose/when_all.hpp>
 #include <lanes/compose/with_cancellation.hpp>
+#include <lanes/io/async_fd.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/yield.hpp>
@@ -168,6 +174,62 @@ TEST(ComposeStress, BoundedChannelSendsAndReceivesCancelledAtRandomLoseNothing) 
     EXPECT_EQ(v % 1'000'000, next[static_cast<std::size_t>(p)]) << "producer " << p;  // once each, in order
     ++next[static_cast<std::size_t>(p)];
   }
+}
+
+TEST(ComposeStress, SocketReadsCancelledAtRandomLoseNoBytes) {
+  const std::size_t total = 400'000 / static_cast<std::size_t>(scale);
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  foreign_canceller foreign;
+  // A plain thread writes byte i = i % 251, in random chunks, at random pace.
+  std::thread writer([fd = fds[1], total] {
+    std::mt19937 rng(3);
+    std::vector<unsigned char> chunk;
+    for (std::size_t sent = 0; sent < total;) {
+      const std::size_t n = std::min<std::size_t>(total - sent, 1 + rnd(rng) % 3000);
+      chunk.resize(n);
+      for (std::size_t k = 0; k < n; ++k) chunk[k] = static_cast<unsigned char>((sent + k) % 251);
+      for (std::size_t off = 0; off < n;) {
+        const auto w = ::write(fd, chunk.data() + off, n - off);
+        if (w > 0) off += static_cast<std::size_t>(w);
+      }
+      sent += n;
+      if (rnd(rng) % 8 == 0) std::this_thread::sleep_for(std::chrono::microseconds(rnd(rng) % 100));
+    }
+    ::shutdown(fd, SHUT_WR);
+  });
+  const auto [received, mismatches] = rt.block_on([](int fd, foreign_canceller& foreign) -> task<std::pair<std::size_t, std::size_t>> {
+    async_fd reader(fd);
+    std::mt19937 rng(8);
+    std::size_t got = 0;
+    std::size_t bad = 0;
+    std::byte buf[1500];
+    for (;;) {
+      auto token = random_token(rng, foreign);
+      result<std::size_t, std::error_code> n = std::size_t{0};
+      if (rnd(rng) % 2 == 0) {
+        auto r = co_await with_cancellation(token, reader.read_some(buf));
+        if (!r) continue;  // cancelled: nothing was read
+        n = std::move(r.value());
+      } else {
+        auto r = co_await select(token.cancelled(), reader.readable());
+        if (r.index() == 0) continue;
+        n = co_await reader.read_some(buf);
+      }
+      if (!n || n.value() == 0) break;
+      for (std::size_t k = 0; k < n.value(); ++k) {
+        if (static_cast<unsigned char>(buf[k]) != (got + k) % 251) ++bad;
+      }
+      got += n.value();
+    }
+    co_return std::pair{got, bad};
+  }(fds[0], foreign));
+  writer.join();
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_EQ(received, total);  // every byte once...
+  EXPECT_EQ(mismatches, 0U);   // ...and in order
 }
 
 TEST(ComposeStress, PermitsAndMutexOwnershipAreConservedUnderRandomCancellation) {

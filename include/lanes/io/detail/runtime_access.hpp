@@ -46,6 +46,14 @@ bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline
 bool timer_cancel(scheduler& owner, timer_entry& entry) noexcept;
 std::uint64_t monotonic_now_ns() noexcept;
 
+// File descriptors: readiness through the runtime's epoll driver
+// (src/io/driver.hpp). fd_register throws std::system_error.
+std::uint64_t fd_register(scheduler& owner, int fd);
+void fd_deregister(scheduler& owner, std::uint64_t key) noexcept;
+// direction 0: readable, 1: writable. false: the registration is gone.
+bool fd_arm(scheduler& owner, std::uint64_t key, unsigned direction, waker& w);
+void fd_disarm(scheduler& owner, std::uint64_t key, unsigned direction) noexcept;
+
 // A task suspends on an offload to another lane / comes back from it: a
 // worker out of work looks a little longer before parking meanwhile.
 void offload_waiter_enter(scheduler& owner) noexcept;

@@ -1,0 +1,139 @@
+// async_fd: readiness through the driver, read/write loops, cancellation
+// that consumes no bytes, and clear errors.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <system_error>
+#include <thread>
+
+#include <lanes/compose/select.hpp>
+#include <lanes/compose/with_cancellation.hpp>
+#include <lanes/io/async_fd.hpp>
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+
+namespace lanes {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct socket_pair {
+  int fd[2] = {-1, -1};
+  socket_pair() { EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0); }
+  ~socket_pair() {
+    for (int f : fd) {
+      if (f >= 0) ::close(f);
+    }
+  }
+};
+
+std::span<std::byte> bytes(char* p, std::size_t n) { return {reinterpret_cast<std::byte*>(p), n}; }
+std::span<const std::byte> bytes(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
+
+class AsyncFdBothFlavors : public ::testing::TestWithParam<bool> {
+ protected:
+  runtime make() const {
+    return GetParam() ? runtime::multi_thread().worker_threads(2).build() : runtime::current_thread().build();
+  }
+};
+
+TEST_P(AsyncFdBothFlavors, AReaderWaitsForAWriterTaskAndSeesTheEnd) {
+  auto rt = make();
+  socket_pair sp;
+  const std::string got = rt.block_on([](int a, int b) -> task<std::string> {
+    async_fd reader(a);
+    auto writer = spawn([](int b) -> task<void> {
+      async_fd w(b);
+      co_await sleep(300us);
+      const std::string msg = "hello, lanes";
+      auto n = co_await w.write_some(bytes(msg));
+      EXPECT_EQ(n.value(), msg.size());
+      ::shutdown(b, SHUT_WR);
+    }(b));
+    std::string all;
+    char buf[4];
+    for (;;) {
+      auto n = co_await reader.read_some(bytes(buf, sizeof buf));
+      if (!n || n.value() == 0) break;
+      all.append(buf, n.value());
+    }
+    co_await writer;
+    co_return all;
+  }(sp.fd[0], sp.fd[1]));
+  EXPECT_EQ(got, "hello, lanes");
+}
+
+TEST_P(AsyncFdBothFlavors, AReadCancelledWhileWaitingTakesNoBytes) {
+  auto rt = make();
+  socket_pair sp;
+  rt.block_on([](int a, int b) -> task<void> {
+    async_fd reader(a);
+    cancellation_token token;
+    token.cancel();
+    char buf[16];
+    auto r = co_await with_cancellation(token, reader.read_some(bytes(buf, sizeof buf)));
+    EXPECT_FALSE(r.has_value());
+    auto lost = co_await select(reader.readable(), sleep(200us));  // nothing to read yet
+    EXPECT_EQ(lost.index(), 1U);
+    EXPECT_EQ(::write(b, "xyz", 3), 3);
+    auto won = co_await select(reader.readable(), sleep(1h));
+    EXPECT_EQ(won.index(), 0U);
+    auto n = co_await reader.read_some(bytes(buf, sizeof buf));
+    EXPECT_EQ(n.value(), 3U);  // the readiness races took nothing
+  }(sp.fd[0], sp.fd[1]));
+}
+
+TEST_P(AsyncFdBothFlavors, AWriteWaitsForRoomWhenTheSocketIsFull) {
+  auto rt = make();
+  socket_pair sp;
+  const std::size_t total = rt.block_on([](int a, int b) -> task<std::size_t> {
+    async_fd w(a);
+    const std::string chunk(64 * 1024, 'x');
+    std::size_t written = 0;
+    // Fill the socket buffer, then let a plain thread drain it.
+    std::thread drainer([b] {
+      std::this_thread::sleep_for(2ms);
+      char buf[65536];
+      std::size_t got = 0;
+      while (got < 4 * 1024 * 1024) {
+        const auto n = ::read(b, buf, sizeof buf);
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+      }
+    });
+    while (written < 4 * 1024 * 1024) {
+      auto n = co_await w.write_some(bytes(chunk));
+      if (!n) break;
+      written += n.value();
+    }
+    drainer.join();
+    co_return written;
+  }(sp.fd[0], sp.fd[1]));
+  EXPECT_GE(total, 4U * 1024 * 1024);
+}
+
+TEST(AsyncFd, ARegularFileOrAPlainThreadIsAClearError) {
+  auto rt = runtime::current_thread().build();
+  char path[] = "/tmp/lanes_async_fd_XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  rt.block_on([](int fd) -> task<void> {
+    EXPECT_THROW(async_fd{fd}, std::system_error);  // epoll cannot watch a regular file
+    co_return;
+  }(fd));
+  ::close(fd);
+  ::unlink(path);
+  EXPECT_THROW(async_fd{0}, runtime_misuse);
+}
+
+INSTANTIATE_TEST_SUITE_P(Io, AsyncFdBothFlavors, ::testing::Values(true, false),
+                         [](const auto& info) { return info.param ? "MultiThread" : "CurrentThread"; });
+
+}  // namespace
+}  // namespace lanes
