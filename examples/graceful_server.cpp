@@ -1,0 +1,115 @@
+// A server main that drains on SIGTERM: stop accepting, let the requests
+// in flight finish within a deadline, then cancel what is left.
+//
+//   ./build/release/examples/graceful_server            # demo: sends itself SIGTERM after 100 ms
+//   ./build/release/examples/graceful_server --serve    # waits for your Ctrl-C / kill -TERM
+//
+// The pattern: lanes::signal_set (the signal as an awaitable, no handler
+// code of yours), lanes::select between it and the listening socket, a
+// lanes::task_tracker counting the requests in flight, close() + a timeout
+// on wait(), then abort_all().
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include <lanes/compose/select.hpp>
+#include <lanes/compose/task_tracker.hpp>
+#include <lanes/io/runtime.hpp>
+#include <lanes/io/signal_set.hpp>
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/timeout.hpp>
+
+#include "loopback.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+std::atomic<int> finished{0};
+std::atomic<int> cancelled{0};
+
+// One request: "work <ms>", answered after that long.
+lanes::task<void> serve(int fd) {
+  struct closer {
+    int fd;
+    bool answered = false;
+    ~closer() {
+      ::close(fd);
+      ++(answered ? finished : cancelled);
+    }
+  } guard{fd};
+  lanes::async_fd conn(fd);
+  auto request = co_await example::read_line(conn);
+  if (!request) co_return;
+  co_await lanes::sleep(std::chrono::milliseconds(std::stoi(request->substr(5))));
+  co_await example::write_all(conn, "done\n");
+  guard.answered = true;
+}
+
+// Demo load: requests of 20..200 ms, and one of 5 s that will not make the deadline.
+lanes::task<void> clients(std::uint16_t port) {
+  for (int ms : {20, 60, 120, 200, 5000}) {
+    (void)lanes::spawn([](std::uint16_t to, int work_ms) -> lanes::task<void> {
+      const int fd = co_await example::connect_to(to);
+      lanes::async_fd c(fd);
+      co_await example::write_all(c, "work " + std::to_string(work_ms) + "\n");
+      (void)co_await example::read_line(c);
+      ::close(fd);
+    }(port, ms));
+  }
+  co_return;
+}
+
+lanes::task<int> server_main(bool demo) {
+  example::listener l;
+  lanes::async_fd listening(l.fd);
+  lanes::signal_set stop{SIGINT, SIGTERM};
+  lanes::task_tracker tracker;
+  std::printf("listening on 127.0.0.1:%u (pid %d)\n", static_cast<unsigned>(l.port), static_cast<int>(::getpid()));
+  std::thread killer;
+  if (demo) {
+    co_await clients(l.port);
+    killer = std::thread([] {
+      std::this_thread::sleep_for(100ms);
+      ::kill(::getpid(), SIGTERM);
+    });
+  }
+  int signo = 0;
+  while (signo == 0) {
+    auto r = co_await lanes::select(stop.recv(), listening.readable());
+    if (r.index() == 0) {
+      signo = std::get<0>(r);
+      break;
+    }
+    for (;;) {  // accept everything that is waiting
+      const int fd = ::accept4(l.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+      if (fd < 0) break;
+      (void)tracker.spawn(serve(fd), "request");
+    }
+  }
+  if (killer.joinable()) killer.join();
+  std::printf("%s: stopped accepting; %zu request(s) in flight, draining for up to 300 ms\n", ::strsignal(signo),
+              tracker.size());
+  tracker.close();
+  if (!co_await lanes::timeout(300ms, tracker.wait())) {
+    std::printf("deadline: cancelling the %zu request(s) left\n", tracker.size());
+    tracker.abort_all();
+    co_await tracker.wait();
+  }
+  std::printf("drained: %d answered, %d cancelled\n", finished.load(), cancelled.load());
+  co_return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool demo = !(argc > 1 && std::strcmp(argv[1], "--serve") == 0);
+  auto rt = lanes::runtime::multi_thread().build();
+  return rt.block_on(server_main(demo));
+}
