@@ -75,9 +75,9 @@ lanes::task<int> server_main(bool demo) {
   std::thread killer;
   if (demo) {
     co_await clients(l.port);
-    killer = std::thread([] {
+    killer = std::thread([] {  // stands in for `kill -TERM <pid>`
       std::this_thread::sleep_for(100ms);
-      ::kill(::getpid(), SIGTERM);
+      ::raise(SIGTERM);  // to this thread: the handler runs here, the server task wakes
     });
   }
   int signo = 0;

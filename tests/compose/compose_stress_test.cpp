@@ -183,11 +183,11 @@ TEST(ComposeStress, SocketReadsCancelledAtRandomLoseNoBytes) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
   foreign_canceller foreign;
   // A plain thread writes byte i = i % 251, in random chunks, at random pace.
-  std::thread writer([fd = fds[1], total] {
+  std::thread writer([fd = fds[1], n_total = total] {
     std::mt19937 rng(3);
     std::vector<unsigned char> chunk;
-    for (std::size_t sent = 0; sent < total;) {
-      const std::size_t n = std::min<std::size_t>(total - sent, 1 + rnd(rng) % 3000);
+    for (std::size_t sent = 0; sent < n_total;) {
+      const std::size_t n = std::min<std::size_t>(n_total - sent, 1 + rnd(rng) % 3000);
       chunk.resize(n);
       for (std::size_t k = 0; k < n; ++k) chunk[k] = static_cast<unsigned char>((sent + k) % 251);
       for (std::size_t off = 0; off < n;) {
