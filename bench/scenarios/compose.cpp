@@ -95,14 +95,7 @@ std::vector<double> lanes_side(int selects, int whens, int sleepers, unsigned wo
 }
 
 std::vector<double> asio_side(int selects, int whens, int sleepers, unsigned threads) {
-  asio::io_context ctx(static_cast<int>(threads));
-  auto guard = asio::make_work_guard(ctx);
-  std::vector<std::thread> runners;
-  for (unsigned t = 0; t < threads; ++t) runners.emplace_back([&] { ctx.run(); });
-  std::promise<std::vector<double>> done;
-  asio::co_spawn(
-      ctx,
-      [&]() -> asio::awaitable<void> {
+  return run_on_asio(threads, [&]() -> asio::awaitable<std::vector<double>> {
         auto ex = co_await asio::this_coro::executor;
         // select: two timers; the first handler cancels the other; return when both handlers ran.
         auto race = [&]() -> asio::awaitable<int> {
@@ -183,14 +176,8 @@ std::vector<double> asio_side(int selects, int whens, int sleepers, unsigned thr
         } catch (const boost::system::system_error&) {
         }
         const double cancel_ms = ns_since(start, 1) / 1e6;
-        done.set_value({select_ns, when_ns, cancel_ms});
-      },
-      asio::detached);
-  auto result = done.get_future().get();
-  guard.reset();
-  ctx.stop();
-  for (auto& r : runners) r.join();
-  return result;
+        co_return std::vector<double>{select_ns, when_ns, cancel_ms};
+  });
 }
 
 }  // namespace

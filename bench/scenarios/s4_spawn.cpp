@@ -63,14 +63,7 @@ std::vector<double> lanes_side(int sequential, int batch, unsigned workers, int 
 asio::awaitable<int> asio_trivial() { co_return 1; }
 
 std::vector<double> asio_side(int sequential, int batch, unsigned threads) {
-  asio::io_context ctx(static_cast<int>(threads));
-  auto guard = asio::make_work_guard(ctx);
-  std::vector<std::thread> runners;
-  for (unsigned t = 0; t < threads; ++t) runners.emplace_back([&] { ctx.run(); });
-  std::promise<std::vector<double>> done;
-  asio::co_spawn(
-      ctx,
-      [&]() -> asio::awaitable<void> {
+  return run_on_asio(threads, [&]() -> asio::awaitable<std::vector<double>> {
         auto ex = co_await asio::this_coro::executor;
         long sum = 0;
         for (int i = 0; i < 1000; ++i) sum += co_await asio::co_spawn(ex, asio_trivial(), asio::use_awaitable);
@@ -93,14 +86,8 @@ std::vector<double> asio_side(int sequential, int batch, unsigned threads) {
         }
         const double batched = ns_since(start, batch);
         if (sum != 1000 + sequential) throw std::logic_error("asio lost a task");
-        done.set_value({one_at_a_time, batched});
-      },
-      asio::detached);
-  auto result = done.get_future().get();
-  guard.reset();
-  ctx.stop();
-  for (auto& r : runners) r.join();
-  return result;
+        co_return std::vector<double>{one_at_a_time, batched};
+  });
 }
 
 double thread_create_join_ns(int n) {

@@ -39,24 +39,25 @@ void async_fd::release() noexcept {
   fd_ = -1;
 }
 
-task<result<std::size_t, std::error_code>> async_fd::read_some(std::span<std::byte> buffer) {
+// The one loop behind read_some and write_some: try `io`; on EAGAIN wait
+// for readiness in `direction`, then try again.
+template <class Syscall>
+task<result<std::size_t, std::error_code>> async_fd::retry(unsigned direction, Syscall io) {
   for (;;) {
-    const auto n = ::read(fd_, buffer.data(), buffer.size());
+    const auto n = io();
     if (n >= 0) co_return static_cast<std::size_t>(n);
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) co_return std::error_code(errno, std::generic_category());
-    co_await readable();
+    co_await readiness(*this, direction);
   }
 }
 
+task<result<std::size_t, std::error_code>> async_fd::read_some(std::span<std::byte> buffer) {
+  return retry(0, [fd = fd_, buffer] { return ::read(fd, buffer.data(), buffer.size()); });
+}
+
 task<result<std::size_t, std::error_code>> async_fd::write_some(std::span<const std::byte> buffer) {
-  for (;;) {
-    const auto n = ::write(fd_, buffer.data(), buffer.size());
-    if (n >= 0) co_return static_cast<std::size_t>(n);
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) co_return std::error_code(errno, std::generic_category());
-    co_await writable();
-  }
+  return retry(1, [fd = fd_, buffer] { return ::write(fd, buffer.data(), buffer.size()); });
 }
 
 }  // namespace lanes

@@ -83,6 +83,8 @@ class async_fd {
 
  private:
   void release() noexcept;
+  template <class Syscall>
+  task<result<std::size_t, std::error_code>> retry(unsigned direction, Syscall io);
   detail::scheduler* owner_ = nullptr;
   std::uint64_t key_ = 0;
   int fd_ = -1;
