@@ -20,9 +20,11 @@
 #include <deque>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include <lanes/bridge/offload.hpp>
 #include <lanes/compose/select.hpp>
 #include <lanes/compose/task_group.hpp>
 #include <lanes/compose/when_all.hpp>
@@ -320,7 +322,7 @@ TEST(ComposeStress, EveryTaskEndsOnceAndNothingRunsAfterItWasReportedCancelled) 
     std::vector<join_handle<void>> all;
     std::mt19937 rng(4242);
     for (int i = 0; i < tasks; ++i) {
-      const unsigned kind = rnd(rng) % 5;
+      const unsigned kind = rnd(rng) % 6;
       const unsigned seed = rnd(rng);
       all.push_back(spawn([](unsigned kind, unsigned seed, foreign_canceller& foreign, std::atomic<int>& completed,
                              std::atomic<int>& cancelled_count, std::atomic<int>& frames_gone,
@@ -364,6 +366,17 @@ TEST(ComposeStress, EveryTaskEndsOnceAndNothingRunsAfterItWasReportedCancelled) 
             }(std::chrono::microseconds(rnd(rng) % 200)));
             std::optional<int> out;
             done = co_await attempt(child, out, rng, foreign);
+            break;
+          }
+          case 4: {  // work offloaded to the compute lane: its result, or dropped / discarded
+            const auto work = [] {
+              int x = 0;
+              for (int k = 0; k < 2000; ++k) x += k % 7;
+              return x;
+            };
+            std::optional<int> out;
+            done = co_await attempt(offload(work), out, rng, foreign);
+            if (done && *out != work()) throw std::logic_error("an offload returned a wrong result");  // fails co_await h
             break;
           }
           default: {  // a whole task: nothing of it may run once cancelled is reported
