@@ -1,7 +1,7 @@
 // A server main that drains on SIGTERM: stop accepting, let the requests
 // in flight finish within a deadline, then cancel what is left.
 //
-//   ./build/release/examples/graceful_server            # demo: sends itself SIGTERM after 100 ms
+//   ./build/release/examples/graceful_server            # demo: five requests, then SIGTERM to itself
 //   ./build/release/examples/graceful_server --serve    # waits for your Ctrl-C / kill -TERM
 //
 // The pattern: lanes::signal_set (the signal as an awaitable, no handler
@@ -73,13 +73,8 @@ lanes::task<int> server_main(bool demo) {
   lanes::task_tracker tracker;
   std::printf("listening on 127.0.0.1:%u (pid %d)\n", static_cast<unsigned>(l.port), static_cast<int>(::getpid()));
   std::thread killer;
-  if (demo) {
-    co_await clients(l.port);
-    killer = std::thread([] {  // stands in for `kill -TERM <pid>`
-      std::this_thread::sleep_for(100ms);
-      ::raise(SIGTERM);  // to this thread: the handler runs here, the server task wakes
-    });
-  }
+  if (demo) co_await clients(l.port);
+  int accepted = 0;
   int signo = 0;
   while (signo == 0) {
     auto r = co_await lanes::select(stop.recv(), listening.readable());
@@ -91,13 +86,19 @@ lanes::task<int> server_main(bool demo) {
       const int fd = ::accept4(l.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
       if (fd < 0) break;
       (void)tracker.spawn(serve(fd), "request");
+      if (demo && ++accepted == 5) {
+        killer = std::thread([] {  // stands in for `kill -TERM <pid>`, once all five are in
+          std::this_thread::sleep_for(50ms);
+          ::raise(SIGTERM);  // to this thread: the handler runs here, the server task wakes
+        });
+      }
     }
   }
   if (killer.joinable()) killer.join();
-  std::printf("%s: stopped accepting; %zu request(s) in flight, draining for up to 300 ms\n", ::strsignal(signo),
+  std::printf("%s: stopped accepting; %zu request(s) in flight, draining for up to 1 s\n", ::strsignal(signo),
               tracker.size());
   tracker.close();
-  if (!co_await lanes::timeout(300ms, tracker.wait())) {
+  if (!co_await lanes::timeout(1s, tracker.wait())) {
     std::printf("deadline: cancelling the %zu request(s) left\n", tracker.size());
     tracker.abort_all();
     co_await tracker.wait();

@@ -75,15 +75,20 @@ TEST(TaskGroup, WaitRestKeepsEveryFailureInOrder) {
   rt.block_on([]() -> task<void> {
     task_group g(on_failure::wait_rest);
     std::atomic<int> finished{0};
-    g.spawn([]() -> task<void> {
+    std::atomic<bool> first_failed{false};
+    g.spawn([](std::atomic<bool>& failed) -> task<void> {
+      struct mark {
+        std::atomic<bool>& failed;
+        ~mark() { failed.store(true); }  // runs as the exception leaves
+      } m{failed};
       co_await sleep(100us);
       throw std::domain_error("first");
-    }());
-    g.spawn([](std::atomic<int>& f) -> task<void> {
-      co_await sleep(1ms);
+    }(first_failed));
+    g.spawn([](std::atomic<int>& f, std::atomic<bool>& first) -> task<void> {
+      while (!first.load()) co_await sleep(50us);  // fails second, however slow the machine
       f.fetch_add(1);
       throw std::length_error("second");
-    }(finished));
+    }(finished, first_failed));
     bool threw_first = false;
     try {
       co_await g.join();
@@ -101,7 +106,8 @@ TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
     auto rt = flavour == 0 ? runtime::multi_thread().worker_threads(2).build() : runtime::current_thread().build();
     std::atomic<int> exited{0};
     std::atomic<int> seen_at_owner_exit{-1};
-    auto owner = rt.spawn([](std::atomic<int>& exited, std::atomic<int>& seen) -> task<void> {
+    std::atomic<bool> owner_ready{false};
+    auto owner = rt.spawn([](std::atomic<int>& exited, std::atomic<int>& seen, std::atomic<bool>& ready) -> task<void> {
       struct report {
         std::atomic<int>& exited;
         std::atomic<int>& seen;
@@ -114,9 +120,10 @@ TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
           for (;;) co_await sleep(50us);
         }(exited));
       }
+      ready.store(true);
       co_await sleep(1h);  // the owner is aborted here, the group never joined
-    }(exited, seen_at_owner_exit));
-    rt.block_on([]() -> task<void> { co_await sleep(1ms); }());
+    }(exited, seen_at_owner_exit, owner_ready));
+    while (!owner_ready.load()) rt.block_on([]() -> task<void> { co_await sleep(100us); }());
     owner.abort();
     rt.block_on([](join_handle<void>& h) -> task<void> {
       try {
@@ -130,19 +137,21 @@ TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
 
 TEST(TaskGroup, ARuntimeShutdownWithAGroupInsideIsClean) {
   std::atomic<int> exited{0};
+  std::atomic<int> started{0};
   {
     auto rt = runtime::multi_thread().worker_threads(2).build();
-    rt.spawn([](std::atomic<int>& exited) -> task<void> {
+    rt.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
       task_group g;
       for (int i = 0; i < 4; ++i) {
-        g.spawn([](std::atomic<int>& exited) -> task<void> {
+        g.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
           count_exit c{exited};
+          started.fetch_add(1);
           co_await sleep(1h);
-        }(exited));
+        }(exited, started));
       }
       co_await g.join();
-    }(exited));
-    rt.block_on([]() -> task<void> { co_await sleep(500us); }());
+    }(exited, started));
+    while (started.load() < 4) rt.block_on([]() -> task<void> { co_await sleep(100us); }());
   }
   EXPECT_EQ(exited.load(), 4);
 }
