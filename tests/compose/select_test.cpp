@@ -10,8 +10,10 @@
 #include <string>
 #include <thread>
 
+#include <lanes/bridge/gate.hpp>
 #include <lanes/compose/select.hpp>
 #include <lanes/compose/with_cancellation.hpp>
+#include <lanes/compute/pool.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
@@ -258,6 +260,33 @@ TEST(WithCancellation, ATaskThatFinishesFirstKeepsItsResultAndErrorsKeepTheirTyp
     }
     EXPECT_TRUE(typed);
   }());
+}
+
+TEST(WithCancellation, AnOffloadWaitingForAGatePermitLeavesTheQueue) {
+  auto rt = two_workers();
+  auto pool = compute::pool::builder().threads(1).build();
+  gate cpu(pool, 1);
+  rt.block_on([](gate& cpu) -> task<void> {
+    std::atomic<bool> release{false};
+    // The one permit is held by a job that waits for `release`.
+    auto holder = spawn(cpu.run([&release] {
+      while (!release.load()) std::this_thread::yield();
+      return 1;
+    }));
+    while (cpu.metrics().in_flight == 0) co_await sleep(50us);
+    cancellation_token token;
+    auto canceller = spawn([](cancellation_token t) -> task<void> {
+      co_await sleep(300us);
+      t.cancel();
+    }(token));
+    auto r = co_await with_cancellation(token, cpu.run([] { return 2; }));
+    EXPECT_FALSE(r.has_value());
+    EXPECT_EQ(cpu.metrics().waiting, 0U);  // it left the queue of permit waiters
+    release.store(true);
+    EXPECT_EQ(co_await holder, 1);
+    EXPECT_EQ(co_await cpu.run([] { return 3; }), 3);  // the permit came back
+    co_await canceller;
+  }(cpu));
 }
 
 }  // namespace
