@@ -46,7 +46,7 @@ bool slot_taken[max_sets];       // under setup_mutex
 extern "C" void on_signal(int signo) {
   const int saved = errno;
   delivered[signo].fetch_add(1, std::memory_order_release);
-  const std::uint64_t bit = std::uint64_t{1} << signo;
+  const std::uint64_t bit = std::uint64_t{1} << (signo - 1);  // bit n-1: signal n (1..64)
   for (auto& l : listeners) {
     if ((l.mask.load(std::memory_order_acquire) & bit) == 0) continue;
     const int fd = l.event_fd.load(std::memory_order_acquire);
@@ -114,7 +114,7 @@ signal_set::signal_set(std::initializer_list<int> signals)
       }()),
       fd_(listeners[slot_].event_fd.load(std::memory_order_acquire)) {
   std::lock_guard lock(setup_mutex);
-  for (int s : signals) mask_ |= std::uint64_t{1} << s;
+  for (int s : signals) mask_ |= std::uint64_t{1} << (s - 1);
   // Counts from now on are news to this set.
   for (int s = 1; s <= max_signal; ++s) seen_[static_cast<std::size_t>(s)] = delivered[s].load(std::memory_order_acquire);
   drain();
@@ -136,7 +136,7 @@ signal_set::~signal_set() {
 
 int signal_set::take() noexcept {
   for (int s = 1; s <= max_signal; ++s) {
-    if ((mask_ & (std::uint64_t{1} << s)) == 0) continue;
+    if ((mask_ & (std::uint64_t{1} << (s - 1))) == 0) continue;
     const std::uint64_t now = delivered[s].load(std::memory_order_acquire);
     auto& seen = seen_[static_cast<std::size_t>(s)];
     if (now != seen) {

@@ -71,7 +71,7 @@ class signal_set {
   int take() noexcept;  // a signal delivered since last seen (lowest first), or 0
   void drain() noexcept;
   int slot_ = -1;
-  std::uint64_t mask_ = 0;  // bit n: signal n
+  std::uint64_t mask_ = 0;  // bit n-1: signal n
   std::array<std::uint64_t, 65> seen_{};
   async_fd fd_;
 };
