@@ -135,6 +135,22 @@ TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
   }
 }
 
+TEST(TaskGroup, ASpawnAfterTheGroupWasCancelledNeverRuns) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  std::atomic<int> ran{0};
+  rt.block_on([](std::atomic<int>& ran) -> task<void> {
+    task_group g;
+    g.cancel();
+    g.spawn([](std::atomic<int>& ran) -> task<void> {
+      ran.fetch_add(1);
+      co_return;
+    }(ran));
+    co_await g.join();
+    EXPECT_EQ(g.size(), 0U);
+  }(ran));
+  EXPECT_EQ(ran.load(), 0);
+}
+
 TEST(TaskGroup, ARuntimeShutdownWithAGroupInsideIsClean) {
   std::atomic<int> exited{0};
   std::atomic<int> started{0};

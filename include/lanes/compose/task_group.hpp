@@ -88,8 +88,11 @@ class task_group {
   std::size_t size() const { return set_.size(); }
 
  private:
+  // Aborts the members, and closes the group: a child that spawns a
+  // sibling from now on spawns nothing (see spawn()).
   void abort_members() {
     std::lock_guard lock(mutex_);
+    closed_ = true;
     set_.abort_all();
   }
   template <class T>

@@ -52,8 +52,6 @@ decltype(auto) get_awaiter(A&& a) {
     return std::forward<A>(a);
   }
 }
-template <class A>
-using await_result_t = decltype(get_awaiter(std::declval<A>()).await_resume());
 
 // A void result stands as std::monostate in a variant or a tuple.
 template <class T>
@@ -218,12 +216,10 @@ class race {
   bool winner_known_ = false;
 };
 
-// Winner policies.
+// The winner policy of select (timeout and with_cancellation have theirs
+// in guarded_race.hpp).
 struct first_listed {  // select: the earliest branch among those that fired
   std::size_t operator()(std::uint32_t fired) const noexcept { return static_cast<std::size_t>(std::countr_zero(fired)); }
-};
-struct guard_first {  // timeout / with_cancellation: branch 1 (the guard) if it fired
-  std::size_t operator()(std::uint32_t fired) const noexcept { return (fired & 2U) != 0 ? 1 : 0; }
 };
 
 }  // namespace lanes::detail
