@@ -19,6 +19,7 @@
 #include "s1_lanes.hpp"
 #include "s9_peers.hpp"
 #include "scenario.hpp"
+#include "timer_floor.hpp"
 
 namespace lanes::bench {
 
@@ -39,7 +40,10 @@ void pin_to_first_cpu() {
   }
 }
 
-// {inline, offloaded, gate} x {total ms, worst lag us, p99 lag us}, then the checksums.
+// {inline, offloaded, gate} x {total ms, worst lag us, p99 lag us}, then
+// the checksums, then the machine's floor {worst lag us, p99 lag us}: the
+// same ticker on a bare timerfd while the compute threads' CPUs are busy,
+// for as long as the offloaded mode ran (timer_floor.hpp).
 std::vector<double> lanes_s1(const s1_config& config, bool one_cpu) {
   if (one_cpu) pin_to_first_cpu();
   auto sys = system::builder().build();
@@ -50,6 +54,9 @@ std::vector<double> lanes_s1(const s1_config& config, bool one_cpu) {
     sums.push_back(static_cast<double>(r.checksum % 1000003));
   }
   out.insert(out.end(), sums.begin(), sums.end());
+  const auto floor = timer_floor(config.tick, std::chrono::milliseconds(static_cast<long>(out[3]) + 1),
+                                 sys.compute().threads());
+  out.insert(out.end(), {floor.worst_us, floor.p99_us});
   return out;
 }
 
@@ -87,6 +94,7 @@ int run_s1(const options& opts) {
       for (int m = 0; m < 3; ++m) {
         std::printf("  %-30s %10.1f %14.3f %12.3f\n", names[m], l[3 * m], l[3 * m + 1] / 1000, l[3 * m + 2] / 1000);
       }
+      std::printf("  %-30s %10s %14.3f %12.3f\n", "floor: bare timerfd, CPUs busy", "", l[12] / 1000, l[13] / 1000);
       if (!p.empty()) {
         std::printf("  %-30s %10.1f %14.3f %12.3f\n", "Asio + oneTBB inline", p[0], p[1] / 1000, p[2] / 1000);
         std::printf("  %-30s %10.1f %14.3f %12.3f\n", "Asio + oneTBB offloaded", p[4], p[5] / 1000, p[6] / 1000);
@@ -100,6 +108,7 @@ int run_s1(const options& opts) {
     json.field(at + "lanes_gate_total_ms", l[6]).field(at + "lanes_gate_worst_lag_us", l[7]);
     json.field(at + "lanes_gate_p99_lag_us", l[8]);
     json.field(at + "lanes_offloaded_over_inline_total", l[3] / l[0]);
+    json.field(at + "floor_worst_lag_us", l[12]).field(at + "floor_p99_lag_us", l[13]);
     if (!p.empty()) {
       json.field(at + "peer_inline_total_ms", p[0]).field(at + "peer_inline_worst_lag_us", p[1]);
       json.field(at + "peer_offloaded_total_ms", p[4]).field(at + "peer_offloaded_worst_lag_us", p[5]);

@@ -20,6 +20,7 @@
 #include "offload_peer.hpp"
 #include "s9_peers.hpp"
 #include "scenario.hpp"
+#include "timer_floor.hpp"
 
 namespace lanes::bench {
 
@@ -73,7 +74,10 @@ int run_s7(const options& opts) {
   const int jobs = 4 * static_cast<int>(cpus);
   const int job_ms = opts.quick ? 5 : 50;
   const int rounds = opts.quick ? 1 : 3;
-  std::vector<double> li_w, li_p, lo_w, lo_p, pi_w, pi_p, po_w, po_p;
+  std::vector<double> li_w, li_p, lo_w, lo_p, pi_w, pi_p, po_w, po_p, f_w, f_p;
+  // The floor (timer_floor.hpp): a bare 1 ms timerfd ticker while the
+  // compute threads' CPUs are busy, as long as the offloaded jobs take.
+  const auto floor_for = std::chrono::milliseconds(std::max(200, jobs * job_ms / static_cast<int>(cpus)));
   for (int r = 0; r < rounds; ++r) {
     auto in = run_isolated([&] { return lanes_s7_mode(false, jobs, job_ms); });
     auto off = run_isolated([&] { return lanes_s7_mode(true, jobs, job_ms); });
@@ -81,6 +85,12 @@ int run_s7(const options& opts) {
     li_p.push_back(in[1]);
     lo_w.push_back(off[0]);
     lo_p.push_back(off[1]);
+    const auto floor = run_isolated([&] {
+      const auto f = timer_floor(std::chrono::milliseconds(1), floor_for, budget::detect().compute_threads.value);
+      return std::vector<double>{f.worst_us, f.p99_us};
+    });
+    f_w.push_back(floor[0]);
+    f_p.push_back(floor[1]);
     if constexpr (s9_peers_available) {
       const auto p = run_isolated([&] { return asio_tbb_s7(jobs, job_ms, budget::detect().compute_threads.value); });
       pi_w.push_back(p[0]);
@@ -95,6 +105,7 @@ int run_s7(const options& opts) {
     std::printf("  %-28s %14s %12s\n", "", "worst lag ms", "p99 lag ms");
     std::printf("  %-28s %14.3f %12.3f\n", "lanes, jobs on the io lane", median(li_w) / 1000, median(li_p) / 1000);
     std::printf("  %-28s %14.3f %12.3f\n", "lanes, jobs offloaded", median(lo_w) / 1000, median(lo_p) / 1000);
+    std::printf("  %-28s %14.3f %12.3f\n", "floor: bare timerfd, busy", median(f_w) / 1000, median(f_p) / 1000);
     if (s9_peers_available) {
       std::printf("  %-28s %14.3f %12.3f\n", "Asio + oneTBB, inline", median(pi_w) / 1000, median(pi_p) / 1000);
       std::printf("  %-28s %14.3f %12.3f\n", "Asio + oneTBB, offloaded", median(po_w) / 1000, median(po_p) / 1000);
@@ -104,6 +115,7 @@ int run_s7(const options& opts) {
   json.begin_object().field("scenario", "S7").field("jobs", jobs).field("job_ms", job_ms).field("runs", rounds);
   json.field("lanes_inline_worst_lag_us", median(li_w)).field("lanes_inline_p99_lag_us", median(li_p));
   json.field("lanes_offloaded_worst_lag_us", median(lo_w)).field("lanes_offloaded_p99_lag_us", median(lo_p));
+  json.field("floor_worst_lag_us", median(f_w)).field("floor_p99_lag_us", median(f_p));
   if (s9_peers_available) {
     json.field("peer_inline_worst_lag_us", median(pi_w)).field("peer_inline_p99_lag_us", median(pi_p));
     json.field("peer_offloaded_worst_lag_us", median(po_w)).field("peer_offloaded_p99_lag_us", median(po_p));

@@ -2,8 +2,8 @@
 // waiting for a stolen job while working on others, and sleeping.
 //
 // Spinning before sleeping: a worker that finds nothing keeps looking for
-// `idle_spin` (the first rounds with a pause, then yielding the CPU)
-// before it announces itself asleep. A fork-join program produces work in
+// `idle_spin` (the first `spin_for` with a pause between looks, then
+// yielding the CPU) before it announces itself asleep. A fork-join program produces work in
 // bursts, and waking a sleeping thread is slow where it matters: on the
 // 2-vCPU VMs measured, a futex wake-up to running took 30-600 us, so a
 // pool whose workers slept between two parallel calls lost up to a
@@ -23,28 +23,46 @@ namespace lanes::compute::detail {
 
 namespace {
 
-constexpr unsigned pause_rounds = 16;
+constexpr std::chrono::microseconds spin_for{20};
 constexpr std::chrono::microseconds idle_spin{100};
+constexpr unsigned steal_every = 32;
 
 // Counts the rounds of one idle spell; false once it has lasted idle_spin.
+// The first `spin_for` only pause between looks: a sched_yield costs about
+// 1.1 us on the VMs measured even with nothing else to run, and work that
+// lands during one waits for it to return (the offload round trip, S4).
+// While pausing, a worker tries to steal only every `steal_every` rounds
+// (~0.6 us): a thief that reads a busy worker's deque indices every few
+// nanoseconds takes their cache lines from it on every push and pop (a
+// join of two trivial closures on two threads cost 4x more).
 class idle_spell {
  public:
   bool keep_looking() noexcept {
-    if (round_ < pause_rounds) {
-      ++round_;
+    if (round_++ == 0) since_ = std::chrono::steady_clock::now();
+    if (round_ % 8 != 0) {
       lanes::detail::cpu_relax();
       return true;
     }
-    const auto now = std::chrono::steady_clock::now();
-    if (round_++ == pause_rounds) since_ = now;
-    if (now - since_ >= idle_spin) return false;
-    std::this_thread::yield();
+    const auto idle_for = std::chrono::steady_clock::now() - since_;
+    if (idle_for >= idle_spin) return false;
+    yielding_ = idle_for >= spin_for;
+    if (yielding_) {
+      std::this_thread::yield();
+    } else {
+      lanes::detail::cpu_relax();
+    }
     return true;
   }
-  void reset() noexcept { round_ = 0; }
+  // Whether this round's look may steal (the injector is always looked at).
+  bool may_steal() const noexcept { return yielding_ || round_ % steal_every == 0; }
+  void reset() noexcept {
+    round_ = 0;
+    yielding_ = false;
+  }
 
  private:
   unsigned round_ = 0;
+  bool yielding_ = false;
   std::chrono::steady_clock::time_point since_{};
 };
 
@@ -62,18 +80,18 @@ job* worker::steal() noexcept {
   return j;
 }
 
-job* worker::find_work() noexcept {
+job* worker::find_work(bool may_steal) noexcept {
   if (job* j = pop()) return j;
   if (!isolated()) {
     if (job* j = owner_.take_injected()) return j;
   }
-  return steal();
+  return may_steal ? steal() : nullptr;
 }
 
 void worker::wait_until(latch& l) noexcept {
   idle_spell idle;
   while (!l.probe()) {
-    if (job* j = find_work()) {
+    if (job* j = find_work(idle.may_steal())) {
       run(j);
       idle.reset();
       continue;
@@ -104,7 +122,7 @@ void worker::wait_until(latch& l) noexcept {
 void worker::run_until_stopped() noexcept {
   idle_spell idle;
   for (;;) {
-    if (job* j = find_work()) {
+    if (job* j = find_work(idle.may_steal())) {
       run(j);
       idle.reset();
       continue;

@@ -23,6 +23,28 @@ TEST(WorkStealingDeque, OwnerPopsNewestThiefStealsOldest) {
   EXPECT_TRUE(d.empty());
 }
 
+// The pool-of-one pop: LIFO, empty when empty, after growth and after
+// steals moved the top (a pool of one never steals, but the deque must not
+// depend on it).
+TEST(WorkStealingDeque, UnsharedPopIsLifoAcrossGrowthAndAMovedTop) {
+  work_stealing_deque<int*> d(2);
+  std::vector<int> items(100);
+  EXPECT_EQ(d.pop_unshared(), nullptr);
+  for (auto& i : items) d.push(&i);
+  EXPECT_EQ(d.steal(), &items[0]);
+  EXPECT_EQ(d.steal(), &items[1]);
+  for (std::size_t k = items.size(); k-- > 50;) EXPECT_EQ(d.pop_unshared(), &items[k]);
+  d.push(&items[99]);
+  EXPECT_EQ(d.pop_unshared(), &items[99]);
+  for (std::size_t k = 50; k-- > 2;) EXPECT_EQ(d.pop_unshared(), &items[k]);
+  EXPECT_EQ(d.pop_unshared(), nullptr);
+  EXPECT_EQ(d.pop_unshared(), nullptr);
+  EXPECT_TRUE(d.empty());
+  d.push(&items[7]);
+  EXPECT_EQ(d.size(), 1);
+  EXPECT_EQ(d.pop_unshared(), &items[7]);
+}
+
 TEST(WorkStealingDeque, GrowsPastItsCapacityKeepingOrder) {
   work_stealing_deque<int*> d(2);
   std::vector<int> items(1000);

@@ -69,6 +69,12 @@ class offload_state final : public compute::detail::job {
       delete this;  // abandoned while queued: dropped unrun
       return;
     }
+    if (!gate_) {  // only a gate's metrics want the run time: two clock reads saved per offload
+      result_.run(f_);
+      finish_gate(true, false, {});
+      publish();
+      return;
+    }
     const auto start = std::chrono::steady_clock::now();
     result_.run(f_);
     finish_gate(true, result_.error != nullptr, std::chrono::steady_clock::now() - start);

@@ -100,6 +100,16 @@ class work_stealing_deque {
     return item;
   }
 
+  // Owner only, and only where no thief can exist (the one worker of a
+  // pool: steal_for has no one to steal for). With no race for the last
+  // job there is no claim to order before the read of top_: no fence, no CAS.
+  T pop_unshared() noexcept {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    if (top_.load(std::memory_order_relaxed) > b) return nullptr;
+    bottom_.store(b, std::memory_order_relaxed);
+    return ring_.load(std::memory_order_relaxed)->get(b);
+  }
+
   // Any thread: the oldest job, or nullptr if empty, if its tag is not
   // `only` (unless `only` is any_tag), or if another thread won the race
   // for it (the caller may try again).

@@ -41,7 +41,7 @@ class worker {
   // The newest job of this worker's own (above the isolation floor), or nullptr.
   job* pop() noexcept {
     if (deque_.bottom_index() <= isolation_floor_) return nullptr;
-    return deque_.pop();
+    return alone_ ? deque_.pop_unshared() : deque_.pop();  // alone: no thieves (push says the same)
   }
 
   // Runs other jobs until `l` is set; sleeps (woken by the latch or by new
@@ -50,8 +50,8 @@ class worker {
   void wait_until(latch& l) noexcept;
   // The thread's main loop: runs jobs until the pool stops.
   void run_until_stopped() noexcept;
-  // A job from this worker's deque, the injector or another worker.
-  job* find_work() noexcept;
+  // A job from this worker's deque, the injector or (if may_steal) another worker.
+  job* find_work(bool may_steal = true) noexcept;
   // A job stolen from another worker, or nullptr after one full sweep.
   job* steal() noexcept;
 

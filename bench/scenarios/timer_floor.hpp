@@ -1,0 +1,27 @@
+// timer_floor: what this machine gives a bare timer while every CPU is busy,
+// with no runtime in the way - the floor under S1's and S7's tick lag.
+//
+// One plain thread waits on a timerfd under epoll with absolute deadlines
+// (the way a parked io worker sleeps) while `busy` threads burn CPU at the
+// priority lanes' compute threads run at (a compute pool of that size, so
+// SCHED_BATCH and nice +5, each thread spinning in one job). A runtime's tick
+// later than the floor is the runtime's doing; one within it is the
+// machine's. On the 2-vCPU VMs measured, a spinning thread alone sees gaps of
+// 1-2 ms a few times a second (the host deschedules the vCPU), so the floor's
+// worst tick is in milliseconds however good the runtime.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace lanes::bench {
+
+struct lag_stats {
+  double worst_us = 0;
+  double p99_us = 0;
+  std::size_t ticks = 0;
+};
+
+lag_stats timer_floor(std::chrono::microseconds period, std::chrono::milliseconds duration, std::size_t busy);
+
+}  // namespace lanes::bench
