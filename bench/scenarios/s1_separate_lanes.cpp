@@ -55,7 +55,7 @@ std::vector<double> lanes_s1(const s1_config& config, bool one_cpu) {
   }
   out.insert(out.end(), sums.begin(), sums.end());
   const auto floor = timer_floor(config.tick, std::chrono::milliseconds(static_cast<long>(out[3]) + 1),
-                                 sys.compute().threads());
+                                 sys.compute().threads(), sys.compute().priority());
   out.insert(out.end(), {floor.worst_us, floor.p99_us});
   return out;
 }

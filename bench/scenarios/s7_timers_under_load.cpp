@@ -34,8 +34,10 @@ void burn_for(std::chrono::milliseconds d) {
   }
 }
 
-// {worst lag us, p99 lag us}
-std::vector<double> lanes_s7_mode(bool offloaded, int jobs, int job_ms) {
+// {worst lag us, p99 lag us}; offloaded, then the floor's {worst, p99}: a
+// bare 1 ms timerfd ticker while this system's compute threads (their
+// number and priority) burn CPU, for `floor_for` (timer_floor.hpp).
+std::vector<double> lanes_s7_mode(bool offloaded, int jobs, int job_ms, std::chrono::milliseconds floor_for) {
   auto sys = system::builder().build();
   std::vector<double> lags = sys.block_on([](system& sys, bool offloaded, int jobs, int job_ms) -> task<std::vector<double>> {
     std::atomic<bool> stop{false};
@@ -63,8 +65,13 @@ std::vector<double> lanes_s7_mode(bool offloaded, int jobs, int job_ms) {
     co_return co_await timer;
   }(sys, offloaded, jobs, job_ms));
   std::sort(lags.begin(), lags.end());
-  if (lags.empty()) return {0, 0};
-  return {lags.back(), lags[std::min(lags.size() - 1, lags.size() * 99 / 100)]};
+  std::vector<double> out{0, 0};
+  if (!lags.empty()) out = {lags.back(), lags[std::min(lags.size() - 1, lags.size() * 99 / 100)]};
+  if (offloaded) {
+    const auto floor = timer_floor(std::chrono::milliseconds(1), floor_for, sys.compute().threads(), sys.compute().priority());
+    out.insert(out.end(), {floor.worst_us, floor.p99_us});
+  }
+  return out;
 }
 
 }  // namespace
@@ -75,22 +82,17 @@ int run_s7(const options& opts) {
   const int job_ms = opts.quick ? 5 : 50;
   const int rounds = opts.quick ? 1 : 3;
   std::vector<double> li_w, li_p, lo_w, lo_p, pi_w, pi_p, po_w, po_p, f_w, f_p;
-  // The floor (timer_floor.hpp): a bare 1 ms timerfd ticker while the
-  // compute threads' CPUs are busy, as long as the offloaded jobs take.
+  // The floor runs as long as the offloaded jobs take.
   const auto floor_for = std::chrono::milliseconds(std::max(200, jobs * job_ms / static_cast<int>(cpus)));
   for (int r = 0; r < rounds; ++r) {
-    auto in = run_isolated([&] { return lanes_s7_mode(false, jobs, job_ms); });
-    auto off = run_isolated([&] { return lanes_s7_mode(true, jobs, job_ms); });
+    auto in = run_isolated([&] { return lanes_s7_mode(false, jobs, job_ms, floor_for); });
+    auto off = run_isolated([&] { return lanes_s7_mode(true, jobs, job_ms, floor_for); });
     li_w.push_back(in[0]);
     li_p.push_back(in[1]);
     lo_w.push_back(off[0]);
     lo_p.push_back(off[1]);
-    const auto floor = run_isolated([&] {
-      const auto f = timer_floor(std::chrono::milliseconds(1), floor_for, budget::detect().compute_threads.value);
-      return std::vector<double>{f.worst_us, f.p99_us};
-    });
-    f_w.push_back(floor[0]);
-    f_p.push_back(floor[1]);
+    f_w.push_back(off[2]);
+    f_p.push_back(off[3]);
     if constexpr (s9_peers_available) {
       const auto p = run_isolated([&] { return asio_tbb_s7(jobs, job_ms, budget::detect().compute_threads.value); });
       pi_w.push_back(p[0]);

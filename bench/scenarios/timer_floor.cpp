@@ -11,8 +11,6 @@
 #include <system_error>
 #include <vector>
 
-#include <lanes/compute/pool.hpp>
-
 namespace lanes::bench {
 
 namespace {
@@ -63,10 +61,11 @@ class epoll_timer {
 
 }  // namespace
 
-lag_stats timer_floor(std::chrono::microseconds period, std::chrono::milliseconds duration, std::size_t busy) {
+lag_stats timer_floor(std::chrono::microseconds period, std::chrono::milliseconds duration, std::size_t busy,
+                      compute::thread_priority priority) {
   std::atomic<bool> stop{false};
   std::atomic<std::size_t> burning{0};
-  auto pool = compute::pool::builder().threads(busy).build();
+  auto pool = compute::pool::builder().threads(busy).priority(priority).build();
   struct stop_on_exit {  // before the pool's destructor, which waits for the spinning jobs
     std::atomic<bool>& stop;
     ~stop_on_exit() { stop.store(true); }

@@ -3,8 +3,8 @@
 //
 // One plain thread waits on a timerfd under epoll with absolute deadlines
 // (the way a parked io worker sleeps) while `busy` threads burn CPU at the
-// priority lanes' compute threads run at (a compute pool of that size, so
-// SCHED_BATCH and nice +5, each thread spinning in one job). A runtime's tick
+// priority the runtime measured beside it gives its compute threads (a
+// compute pool of that size and priority, each thread spinning in one job). A runtime's tick
 // later than the floor is the runtime's doing; one within it is the
 // machine's. On the 2-vCPU VMs measured, a spinning thread alone sees gaps of
 // 1-2 ms a few times a second (the host deschedules the vCPU), so the floor's
@@ -14,6 +14,8 @@
 #include <chrono>
 #include <cstddef>
 
+#include <lanes/compute/pool.hpp>
+
 namespace lanes::bench {
 
 struct lag_stats {
@@ -22,6 +24,7 @@ struct lag_stats {
   std::size_t ticks = 0;
 };
 
-lag_stats timer_floor(std::chrono::microseconds period, std::chrono::milliseconds duration, std::size_t busy);
+lag_stats timer_floor(std::chrono::microseconds period, std::chrono::milliseconds duration, std::size_t busy,
+                      compute::thread_priority priority);
 
 }  // namespace lanes::bench

@@ -66,7 +66,12 @@ class system_builder {
   system_builder& io_threads(unsigned n);
   system_builder& compute_threads(unsigned n);
   system_builder& blocking_threads(unsigned n);
-  // Compute threads at SCHED_BATCH, nice +5 (default on; compute/pool.hpp).
+  // The compute threads' priority (compute/pool.hpp). Default idle: the io
+  // lane preempts them the moment it wakes, and they take every CPU cycle
+  // the rest of the process and machine leave (docs/compute.md says when
+  // to pick low instead).
+  system_builder& compute_priority(compute::thread_priority p);
+  // on: compute_priority(low); off: compute_priority(normal).
   system_builder& compute_low_priority(bool on);
   // The io runtime's stall detector (default off; env LANES_STALL_MS).
   system_builder& stall_detector(std::chrono::milliseconds threshold);
@@ -75,7 +80,7 @@ class system_builder {
  private:
   std::optional<lanes::budget> budget_;
   std::optional<unsigned> io_threads_, compute_threads_, blocking_threads_;
-  bool compute_low_priority_ = true;
+  compute::thread_priority compute_priority_ = compute::thread_priority::idle;
   std::optional<std::chrono::milliseconds> stall_;
 };
 

@@ -37,9 +37,12 @@ system_builder& system_builder::blocking_threads(unsigned n) {
   blocking_threads_ = n;
   return *this;
 }
-system_builder& system_builder::compute_low_priority(bool on) {
-  compute_low_priority_ = on;
+system_builder& system_builder::compute_priority(compute::thread_priority p) {
+  compute_priority_ = p;
   return *this;
+}
+system_builder& system_builder::compute_low_priority(bool on) {
+  return compute_priority(on ? compute::thread_priority::low : compute::thread_priority::normal);
 }
 system_builder& system_builder::stall_detector(std::chrono::milliseconds threshold) {
   stall_ = threshold;
@@ -54,7 +57,7 @@ system system_builder::build() {
   if (stall_) rt_builder.stall_detector(*stall_);
   auto pool = compute::pool::builder()
                   .threads(compute_threads_ ? *compute_threads_ : b.compute_threads.value)
-                  .low_priority(compute_low_priority_)
+                  .priority(compute_priority_)
                   .build();
   return system(std::move(b), std::move(pool), rt_builder.build());
 }

@@ -82,6 +82,19 @@ pool::~pool() {
 
 pool_builder pool::builder() { return pool_builder(); }
 std::size_t pool::threads() const noexcept { return registry_->size(); }
+thread_priority pool::priority() const noexcept { return registry_->options().priority; }
+
+const char* describe(thread_priority p) noexcept {
+  switch (p) {
+    case thread_priority::normal:
+      return "normal";
+    case thread_priority::low:
+      return "low (SCHED_BATCH, nice +5)";
+    case thread_priority::idle:
+      return "idle (SCHED_IDLE)";
+  }
+  return "unknown";
+}
 pool_metrics pool::metrics() const { return registry_->metrics(); }
 bool pool::owns_current_thread() const noexcept { return registry_->owns(detail::current_worker()); }
 
@@ -107,10 +120,11 @@ pool_builder& pool_builder::stack_size(std::size_t bytes) {
   options_.stack_size = bytes;
   return *this;
 }
-pool_builder& pool_builder::low_priority(bool on) {
-  options_.low_priority = on;
+pool_builder& pool_builder::priority(thread_priority p) {
+  options_.priority = p;
   return *this;
 }
+pool_builder& pool_builder::low_priority(bool on) { return priority(on ? thread_priority::low : thread_priority::normal); }
 pool_builder& pool_builder::from_io_worker(io_worker_policy policy) {
   options_.from_io_worker = policy;
   return *this;

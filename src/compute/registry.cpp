@@ -32,12 +32,20 @@ std::string thread_name(const std::string& prefix, std::size_t index) {
   return prefix.substr(0, 15 - std::min<std::size_t>(15, suffix.size())) + suffix;
 }
 
-// SCHED_BATCH tells the kernel these threads are throughput work (no
+// low: SCHED_BATCH tells the kernel these threads are throughput work (no
 // wake-up preemption of others); nice +5 gives an io worker about three
-// times their share when both want the CPU. Both are allowed unprivileged.
-void lower_priority() noexcept {
+// times their share when both want the CPU. idle: SCHED_IDLE, which any
+// waking normal thread preempts (the kernel checks it before the fairness
+// rules that let a SCHED_BATCH thread finish its slice). Moving down is
+// allowed unprivileged; a failure leaves the thread as it was.
+void apply_priority(thread_priority priority) noexcept {
+  if (priority == thread_priority::normal) return;
   sched_param param{};
   param.sched_priority = 0;
+  if (priority == thread_priority::idle) {
+    (void)sched_setscheduler(0, SCHED_IDLE, &param);
+    return;
+  }
   (void)sched_setscheduler(0, SCHED_BATCH, &param);
   const auto tid = static_cast<id_t>(syscall(SYS_gettid));
   errno = 0;
@@ -86,7 +94,7 @@ void* registry::thread_main(void* arg) noexcept {
   registry& r = *start.owner;
   worker& w = *start.self;
   pthread_setname_np(pthread_self(), thread_name(r.options_.thread_name, w.index()).c_str());
-  if (r.options_.low_priority) lower_priority();
+  apply_priority(r.options_.priority);
   tls_worker = &w;
   const lanes::detail::lane_thread_scope off_react_cores;
   const auto hook = [&](const std::function<void(std::size_t)>& f, const char* which) {

@@ -2,6 +2,8 @@
 // its own pool.
 #include <lanes/system.hpp>
 
+#include <sched.h>
+
 #include <gtest/gtest.h>
 
 #include <lanes/bridge/offload.hpp>
@@ -26,6 +28,21 @@ TEST(System, OffloadUsesTheSystemsPool) {
     co_return co_await offload([&mine] { return mine.owns_current_thread(); });
   }(sys.compute()));
   EXPECT_TRUE(on_ours);
+}
+
+// The system's compute lane yields to its io lane at once by default (SCHED_IDLE).
+TEST(System, ComputeThreadsAreIdlePriorityByDefaultAndConfigurable) {
+  const auto policy_of = [](system& sys) {
+    return sys.block_on([](compute::pool& pool) -> task<int> {
+      co_return co_await offload(pool, [] { return sched_getscheduler(0); });
+    }(sys.compute()));
+  };
+  auto by_default = system::builder().io_threads(1).compute_threads(1).build();
+  EXPECT_EQ(policy_of(by_default), SCHED_IDLE);
+  auto low = system::builder().io_threads(1).compute_threads(1).compute_priority(compute::thread_priority::low).build();
+  EXPECT_EQ(policy_of(low), SCHED_BATCH);
+  auto normal = system::builder().io_threads(1).compute_threads(1).compute_low_priority(false).build();
+  EXPECT_EQ(policy_of(normal), SCHED_OTHER);
 }
 
 TEST(System, ZeroThreadsAreConfigErrors) {

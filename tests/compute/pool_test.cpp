@@ -77,6 +77,10 @@ TEST(ComputePool, LowPriorityByDefaultAndOptional) {
   EXPECT_EQ(low.install([] { return sched_getscheduler(0); }), SCHED_BATCH);
   auto normal = pool::builder().threads(1).low_priority(false).build();
   EXPECT_EQ(normal.install([] { return sched_getscheduler(0); }), SCHED_OTHER);
+  auto idle = pool::builder().threads(1).priority(thread_priority::idle).build();
+  EXPECT_EQ(idle.install([] { return sched_getscheduler(0); }), SCHED_IDLE);
+  auto set_back = pool::builder().threads(1).priority(thread_priority::idle).low_priority(true).build();
+  EXPECT_EQ(set_back.install([] { return sched_getscheduler(0); }), SCHED_BATCH);
 }
 
 TEST(ComputePool, DetachedExceptionsGoToTheHandler) {

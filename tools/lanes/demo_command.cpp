@@ -66,7 +66,8 @@ int run_demo(const demo_options& options, std::ostream& out) {
         << " u64 on the compute lane; a ticker every " << config.tick.count() << " ms on the io lane\n"
         << "budget: " << b.cpus.value << " CPU(s) (" << b.cpus.why << ")\n"
         << "        io workers " << sys.io().worker_count() << ", compute threads " << sys.compute().threads()
-        << ", blocking threads up to " << b.blocking_max.value << "\n\n";
+        << " at " << compute::describe(sys.compute().priority()) << " priority, blocking threads up to "
+        << b.blocking_max.value << "\n\n";
     out.flush();
   }
   std::vector<bench::s1_result> results;
@@ -119,6 +120,7 @@ int run_demo(const demo_options& options, std::ostream& out) {
   json_writer json;
   json.begin_object().field("scenario", "S1").field("cpus", b.cpus.value);
   json.field("io_workers", sys.io().worker_count()).field("compute_threads", static_cast<unsigned>(sys.compute().threads()));
+  json.field("compute_priority", compute::describe(sys.compute().priority()));
   json.field("requests", config.requests).field("batch", static_cast<std::uint64_t>(config.batch));
   for (const auto& r : results) {
     const std::string k = std::string(bench::to_string(r.mode)) + "_";

@@ -45,11 +45,27 @@ enum class io_worker_policy {
   allow,  // runs, silently
 };
 
+// How a pool's threads share a CPU with the io lane and the rest of the
+// machine (docs/compute.md). All three are allowed unprivileged.
+enum class thread_priority {
+  normal,  // like the process's other threads
+  low,     // SCHED_BATCH, nice +5: an io worker gets ~3x their CPU share, but
+           // one that wakes may wait out a compute thread's time slice
+           // (milliseconds: docs/benchmarks.md, S1)
+  idle,    // SCHED_IDLE: run only on CPU time no normal thread wants; an io
+           // worker that wakes preempts at once. Starves while other busy
+           // threads share the CPUs (other processes too, unless a cgroup
+           // holds them apart): for a service whose io lane comes first
+};
+
+// "normal", "low (SCHED_BATCH, nice +5)", "idle (SCHED_IDLE)": for logs and `lanes demo`.
+const char* describe(thread_priority p) noexcept;
+
 struct pool_options {
   std::size_t threads = 0;                   // 0: the budget's compute_threads
   std::string thread_name = "lanes-compute";  // threads are named <name>-<index>
   std::size_t stack_size = 0;                // bytes; 0: the system default
-  bool low_priority = true;                  // SCHED_BATCH and nice +5 where permitted
+  thread_priority priority = thread_priority::low;
   io_worker_policy from_io_worker = io_worker_policy::warn;
   std::function<void(std::exception_ptr)> on_error;  // detached jobs' exceptions; default: stderr
   std::function<void(std::size_t)> on_thread_start;   // runs on each worker as it starts (its index)
@@ -94,6 +110,7 @@ class pool {
   }
 
   std::size_t threads() const noexcept;
+  thread_priority priority() const noexcept;  // as asked for; the kernel may have refused it (see apply_priority)
   pool_metrics metrics() const;
   // True when the calling thread is one of this pool's workers.
   bool owns_current_thread() const noexcept;
@@ -113,7 +130,8 @@ class pool_builder {
   pool_builder& threads(std::size_t n);  // default: budget compute_threads (env LANES_COMPUTE_THREADS); 0 is an error
   pool_builder& thread_name(std::string prefix);  // default "lanes-compute"
   pool_builder& stack_size(std::size_t bytes);    // default: the system's
-  pool_builder& low_priority(bool on);            // default on: SCHED_BATCH and nice +5 (unprivileged may lower only)
+  pool_builder& priority(thread_priority p);      // default low (SCHED_BATCH, nice +5)
+  pool_builder& low_priority(bool on);            // on: priority(low); off: priority(normal)
   pool_builder& from_io_worker(io_worker_policy policy);  // default warn
   pool_builder& on_error(std::function<void(std::exception_ptr)> handler);
   pool_builder& on_thread_start(std::function<void(std::size_t)> hook);
