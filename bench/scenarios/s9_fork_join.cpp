@@ -31,20 +31,11 @@ namespace lanes::bench {
 
 namespace {
 
-using steady = std::chrono::steady_clock;
-
 std::uint64_t fib_join(unsigned n, unsigned cutoff) {
   if (n < 2) return n;
   if (n < cutoff) return s9_fib_sequential(n);
   auto [a, b] = compute::join([=] { return fib_join(n - 1, cutoff); }, [=] { return fib_join(n - 2, cutoff); });
   return a + b;
-}
-
-template <class F>
-double seconds_of(F&& f) {
-  const auto start = steady::now();
-  f();
-  return std::chrono::duration<double>(steady::now() - start).count();
 }
 
 // {no cutoff ns/task, cutoff ms, join ns/call}
@@ -83,7 +74,7 @@ std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t e
     jobs_sum = pool.install([&] { return compute::transform_reduce(indices, std::uint64_t{0}, std::plus<>{}, s1_f); });
   };
   run_jobs();  // warm
-  const double jobs_ms = seconds_of(run_jobs) * 1e3;
+  const double jobs_ms = best_seconds_of(run_jobs) * 1e3;
   const auto data = s9_data(elements);
   std::uint64_t squares = 0;
   const auto run_squares = [&] {
@@ -92,7 +83,7 @@ std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t e
     });
   };
   run_squares();
-  const double squares_ms = seconds_of(run_squares) * 1e3;
+  const double squares_ms = best_seconds_of(run_squares) * 1e3;
   auto to_sort = data;
   const double sort_ms = seconds_of([&] { pool.install([&] { compute::sort(to_sort); }); }) * 1e3;
   if (!std::is_sorted(to_sort.begin(), to_sort.end())) throw std::logic_error("lanes sort wrong");
@@ -101,13 +92,17 @@ std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t e
 
 std::vector<double> sequential_data(std::size_t jobs, std::size_t elements) {
   std::uint64_t jobs_sum = 0;
-  const double jobs_ms = seconds_of([&] {
-    for (std::size_t i = 0; i < jobs; ++i) jobs_sum += s1_f(i);
+  const double jobs_ms = best_seconds_of([&] {
+    std::uint64_t acc = 0;
+    for (std::size_t i = 0; i < jobs; ++i) acc += s1_f(i);
+    jobs_sum = acc;
   }) * 1e3;
   const auto data = s9_data(elements);
   std::uint64_t squares = 0;
-  const double squares_ms = seconds_of([&] {
-    for (const auto x : data) squares += x * x;
+  const double squares_ms = best_seconds_of([&] {
+    std::uint64_t acc = 0;
+    for (const auto x : data) acc += x * x;
+    squares = acc;
   }) * 1e3;
   auto to_sort = data;
   const double sort_ms = seconds_of([&] { std::sort(to_sort.begin(), to_sort.end()); }) * 1e3;

@@ -20,15 +20,6 @@ namespace lanes::bench {
 
 namespace {
 
-using steady = std::chrono::steady_clock;
-
-template <class F>
-double seconds_of(F&& f) {
-  const auto start = steady::now();
-  f();
-  return std::chrono::duration<double>(steady::now() - start).count();
-}
-
 std::uint64_t tbb_fib_rec(unsigned n, unsigned cutoff) {
   if (n < 2) return n;
   if (n < cutoff) return s9_fib_sequential(n);
@@ -107,7 +98,7 @@ std::vector<double> tbb_data(unsigned threads, std::size_t jobs, std::size_t ele
     });
   };
   run_jobs();  // warm
-  const double jobs_ms = seconds_of(run_jobs) * 1e3;
+  const double jobs_ms = best_seconds_of(run_jobs) * 1e3;
   const auto data = s9_data(elements);
   std::uint64_t squares = 0;
   const auto run_squares = [&] {
@@ -122,7 +113,7 @@ std::vector<double> tbb_data(unsigned threads, std::size_t jobs, std::size_t ele
     });
   };
   run_squares();
-  const double squares_ms = seconds_of(run_squares) * 1e3;
+  const double squares_ms = best_seconds_of(run_squares) * 1e3;
   auto to_sort = data;
   const double sort_ms = seconds_of([&] { arena.execute([&] { tbb::parallel_sort(to_sort.begin(), to_sort.end()); }); }) * 1e3;
   if (!std::is_sorted(to_sort.begin(), to_sort.end())) throw std::logic_error("tbb sort wrong");
@@ -140,7 +131,7 @@ std::vector<double> omp_data(unsigned threads, std::size_t jobs, std::size_t ele
     jobs_sum = acc;
   };
   run_jobs();
-  const double jobs_ms = seconds_of(run_jobs) * 1e3;
+  const double jobs_ms = best_seconds_of(run_jobs) * 1e3;
   const auto data = s9_data(elements);
   std::uint64_t squares = 0;
   const auto run_squares = [&] {
@@ -151,7 +142,7 @@ std::vector<double> omp_data(unsigned threads, std::size_t jobs, std::size_t ele
     squares = acc;
   };
   run_squares();
-  const double squares_ms = seconds_of(run_squares) * 1e3;
+  const double squares_ms = best_seconds_of(run_squares) * 1e3;
   auto to_sort = data;
   omp_set_num_threads(nt);
   const double sort_ms = seconds_of([&] { __gnu_parallel::sort(to_sort.begin(), to_sort.end()); }) * 1e3;
