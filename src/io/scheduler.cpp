@@ -162,9 +162,18 @@ void scheduler::shutdown() noexcept {
 
 // --- scheduling -------------------------------------------------------------
 
+void scheduler::count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept {
+  worker* w = tls_worker;
+  if (w != nullptr && tls_scheduler == this) {
+    auto& counter = w->*mine;
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  } else {
+    foreign.fetch_add(1, std::memory_order_release);
+  }
+}
+
 void scheduler::spawn(task_header& task) noexcept {
-  tasks_spawned_.fetch_add(1, std::memory_order_relaxed);
-  tasks_alive_.fetch_add(1, std::memory_order_relaxed);
+  count(&worker::spawned, foreign_spawned_);
   link_live(task);
   if (closed_.load(std::memory_order_acquire)) {
     // Spawned while shutting down (from a destructor): cancelled at once.
@@ -426,10 +435,16 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
         schedule(*task, true);  // the running reference becomes the queue's
         return;
       }
-    } else if (state.compare_exchange_weak(s, s & ~task_state::running, std::memory_order_acq_rel,
-                                           std::memory_order_acquire)) {
-      task->unref();  // parked on some awaitable: the live list keeps it
-      return;
+    } else {
+      // Parked on some awaitable. The running reference is dropped in the
+      // same CAS, unless it is the last one (the live list's normally keeps
+      // the task until complete()): then unref() frees it after.
+      const bool last = (s & ~task_state::flag_mask) == task_state::ref_one;
+      const std::uint64_t next = (s & ~task_state::running) - (last ? 0 : task_state::ref_one);
+      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        if (last) task->unref();
+        return;
+      }
     }
   }
 }
@@ -467,7 +482,7 @@ void scheduler::complete(task_header& task, bool remove_from_live) noexcept {
   // A failure is listed before COMPLETE is published, so that a join_handle
   // dropped from now on finds it listed (see error_registry.hpp).
   if (task.error()) list_unobserved_error(task, *this);
-  tasks_alive_.fetch_sub(1, std::memory_order_relaxed);  // before COMPLETE: a joiner then sees it counted
+  count(&worker::completed, foreign_completed_);  // before COMPLETE: a joiner then sees it counted
   auto& state = task.state();
   std::uint64_t s = state.load(std::memory_order_acquire);
   while (!state.compare_exchange_weak(
@@ -477,8 +492,7 @@ void scheduler::complete(task_header& task, bool remove_from_live) noexcept {
   if ((s & task_state::join_waker) != 0) task.take_joiner().wake();
   if ((s & task_state::blocking_joiner) != 0) state.notify_all();
   if ((s & task_state::join_interest) == 0) task.report_unobserved_error();
-  task.unref();  // the running reference
-  task.unref();  // the live list's
+  task.unref(2);  // the running reference and the live list's, in one atomic operation
 }
 
 // --- parking ------------------------------------------------------------------
@@ -684,8 +698,14 @@ runtime_metrics scheduler::metrics() const {
     m.per_worker.push_back(wm);
   }
   m.global_queue_depth = inject_.size();
-  m.tasks_alive = tasks_alive_.load(std::memory_order_relaxed);
-  m.tasks_spawned = tasks_spawned_.load(std::memory_order_relaxed);
+  // Completions first: a completion counted here happened after its spawn,
+  // which the acquire loads below then see too - so alive never goes negative.
+  std::uint64_t completed = foreign_completed_.load(std::memory_order_acquire);
+  for (const auto& w : workers_) completed += w->completed.load(std::memory_order_acquire);
+  std::uint64_t spawned = foreign_spawned_.load(std::memory_order_acquire);
+  for (const auto& w : workers_) spawned += w->spawned.load(std::memory_order_acquire);
+  m.tasks_spawned = spawned;
+  m.tasks_alive = spawned >= completed ? spawned - completed : 0;
   m.timers_pending = timers_pending_.load(std::memory_order_relaxed);
   m.unhandled_exceptions = unhandled_.load(std::memory_order_relaxed);
   m.stalls_detected = stall_monitor_ ? stall_monitor_->stalls() : 0;

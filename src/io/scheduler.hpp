@@ -57,6 +57,8 @@ struct worker {
   std::atomic<std::uint64_t> parks{0};
   std::atomic<std::uint64_t> busy_ticks{0};          // cycle_clock ticks
   std::atomic<std::uint64_t> longest_poll_ticks{0};
+  std::atomic<std::uint64_t> spawned{0};    // tasks spawned from this worker's thread
+  std::atomic<std::uint64_t> completed{0};  // tasks completed on it
   poll_slot current;  // what it runs now, for the stall detector
 
   // Owned by the worker's thread.
@@ -167,8 +169,12 @@ class scheduler {
   live_shard& shard_of(const task_header& task) noexcept;
   task_header* any_live() noexcept;
   std::array<live_shard, live_shards> live_;
-  std::atomic<std::uint64_t> tasks_alive_{0};
-  std::atomic<std::uint64_t> tasks_spawned_{0};
+  // Spawns and completions are counted per worker (a plain store: only that
+  // thread writes; no atomic read-modify-write on the spawn path) and, from
+  // other threads, here; metrics() sums them.
+  void count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept;
+  std::atomic<std::uint64_t> foreign_spawned_{0};
+  std::atomic<std::uint64_t> foreign_completed_{0};
   std::atomic<std::uint64_t> unhandled_{0};
 
   std::atomic<bool> shutdown_{false};

@@ -6,9 +6,9 @@
 
 namespace lanes::detail {
 
-void task_header::unref() noexcept {
-  const auto before = state_.fetch_sub(task_state::ref_one, std::memory_order_acq_rel);
-  if ((before & ~task_state::flag_mask) == task_state::ref_one) delete this;
+void task_header::unref(std::uint64_t count) noexcept {
+  const auto before = state_.fetch_sub(count * task_state::ref_one, std::memory_order_acq_rel);
+  if ((before & ~task_state::flag_mask) == count * task_state::ref_one) delete this;
 }
 
 waker& waker::operator=(waker&& other) noexcept {

@@ -96,7 +96,7 @@ class task_header {
 
   // --- references ---
   void ref() noexcept { state_.fetch_add(task_state::ref_one, std::memory_order_relaxed); }
-  void unref() noexcept;
+  void unref(std::uint64_t count = 1) noexcept;  // drops `count` references; the last one frees
   // Only the thread running the task calls this, so the generation is stable.
   waker make_waker() noexcept {
     const auto before = state_.fetch_add(task_state::ref_one, std::memory_order_relaxed);
