@@ -36,6 +36,7 @@
 #include <utility>
 
 #include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/react/detail/ring_side.hpp>
 #include <lanes/react/spsc_ring.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
@@ -96,25 +97,6 @@ class ring_task_wait {
 
   lanes::detail::waker waker_;
   bool armed_ = false;
-};
-
-// What differs between the two sides of a ring for a waiting task.
-template <class Side>
-struct ring_side;
-template <class T>
-struct ring_side<ring_consumer<T>> {
-  static constexpr const char* name = "consumer";
-  static bool may_park(ring_consumer<T>& rx) { return rx.options().consumer_may_park; }
-  // An item to take, or the producer gone: either way the await is over.
-  static bool ready(ring_consumer<T>& rx) { return !rx.empty() || rx.producer_gone(); }
-  static bool arm(ring_consumer<T>& rx, wake_target t) { return rx.arm_wait_for_items(t); }
-};
-template <class T>
-struct ring_side<ring_producer<T>> {
-  static constexpr const char* name = "producer";
-  static bool may_park(ring_producer<T>& tx) { return tx.options().producer_may_park; }
-  static bool ready(ring_producer<T>& tx) { return tx.consumer_gone() || tx.free_slots() != 0; }
-  static bool arm(ring_producer<T>& tx, wake_target t) { return tx.arm_wait_for_space(t); }
 };
 
 // The part of every ring awaiter but await_resume: wait until the side is

@@ -35,6 +35,7 @@
 #include <thread>
 
 #include <lanes/detail/cpu_relax.hpp>
+#include <lanes/react/detail/ring_side.hpp>
 #include <lanes/react/detail/thread_parker.hpp>
 #include <lanes/react/spsc_ring.hpp>
 
@@ -150,17 +151,23 @@ class one_ring_idle final : public idle_context {
   thread_parker parker_;
 };
 
+// Waits on a plain thread until the side is ready (ring_side.hpp).
+template <class Side>
+void wait_until_ready(Side& side, const wait_strategy& strategy) {
+  using traits = ring_side<Side>;
+  if (traits::ready(side)) return;
+  one_ring_idle ctx([&] { return traits::ready(side); }, [&](wake_target t) { return traits::arm(side, t); },
+                    [&] { side.disarm_wait(); });
+  strategy.wait(ctx);
+}
+
 }  // namespace detail
 
 // Waits on a plain thread until `rx` has an item (true) or its producer is
 // gone and it is empty (false).
 template <class T>
 bool wait_for_items(ring_consumer<T>& rx, const wait_strategy& strategy) {
-  auto ready = [&] { return !rx.empty() || rx.producer_gone(); };
-  if (ready()) return !rx.empty();
-  detail::one_ring_idle ctx(
-      ready, [&](detail::wake_target t) { return rx.arm_wait_for_items(t); }, [&] { rx.disarm_wait(); });
-  strategy.wait(ctx);
+  detail::wait_until_ready(rx, strategy);
   return !rx.empty();
 }
 
@@ -168,12 +175,7 @@ bool wait_for_items(ring_consumer<T>& rx, const wait_strategy& strategy) {
 // consumer is gone (false: nothing pushed would be read).
 template <class T>
 bool wait_for_space(ring_producer<T>& tx, const wait_strategy& strategy) {
-  auto ready = [&] { return tx.consumer_gone() || tx.free_slots() != 0; };
-  if (!ready()) {
-    detail::one_ring_idle ctx(
-        ready, [&](detail::wake_target t) { return tx.arm_wait_for_space(t); }, [&] { tx.disarm_wait(); });
-    strategy.wait(ctx);
-  }
+  detail::wait_until_ready(tx, strategy);
   return !tx.consumer_gone();
 }
 
