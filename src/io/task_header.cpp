@@ -27,11 +27,11 @@ waker::~waker() {
 
 unsigned task_header::race_bits_begin() noexcept {
   const auto generation = state_.load(std::memory_order_relaxed) & task_state::generation_mask;
-  if (race_generation_ != generation) {
+  if (race_generation_ != static_cast<std::uint32_t>(generation)) {
     // The first race of this suspension: older bits are stale. A stale
     // waker may still set a bit of an older generation; note_race_wake
     // checks the generation, so it cannot land in this word.
-    race_generation_ = generation;
+    race_generation_ = static_cast<std::uint32_t>(generation);
     race_bits_used_ = 0;
     race_woken_.store((generation >> 8) << 32, std::memory_order_relaxed);
   }

@@ -117,7 +117,7 @@ class task_header {
     return true;
   }
   std::uint64_t race_tag() const noexcept { return race_tag_; }
-  void set_race_tag(std::uint64_t tag) noexcept { race_tag_ = tag; }
+  void set_race_tag(std::uint64_t tag) noexcept { race_tag_ = static_cast<std::uint8_t>(tag & task_state::race_tag_mask); }
   // The bits whose wakers fired for the suspension the task has just come
   // back from (read on resumption, before it suspends again).
   std::uint32_t race_bits_woken() const noexcept {
@@ -173,18 +173,30 @@ class task_header {
   waker take_joiner() noexcept { return static_cast<waker&&>(joiner_); }
 
   task_header* queue_next = nullptr;  // the injection queue's link (guarded by its lock)
-  // spawn_local: the worker this task must always run on, or -1. Set before
-  // the task is first scheduled, never changed.
-  int home_worker = -1;
   // A task that failed while its join_handle was alive waits on its
   // runtime's list of unobserved errors until the handle takes or drops the
   // result (guarded by one process-wide mutex: a rare path). A runtime that
   // is destroyed first sets owner_ to nullptr for those it still lists.
   task_header* error_prev = nullptr;
   task_header* error_next = nullptr;
-  bool error_listed = false;
-  task_header* live_prev = nullptr;   // the live-task list's links (guarded by its lock)
+  task_header* live_prev = nullptr;  // the live-task list's links (guarded by its lock)
   task_header* live_next = nullptr;
+
+  // The small fields sit together (these two and the private ones below),
+  // so that a spawned task's header fits a 192-byte block of the frame
+  // allocator instead of a 256-byte one (S3: bytes per task).
+  // spawn_local: the worker this task must always run on, or -1. Set before
+  // the task is first scheduled, never changed.
+  int home_worker = -1;
+  bool error_listed = false;  // on the unobserved-errors list (its mutex)
+
+ private:
+  bool cancelled_result_ = false;
+  std::uint8_t race_tag_ = 0;  // the tag make_waker() adds (0: none); race.hpp
+  // The suspension generation race_bits_used_ counts for (generations are
+  // multiples of 256 below 2^32, so the initial ~0 matches none).
+  std::uint32_t race_generation_ = ~std::uint32_t{0};
+  unsigned race_bits_used_ = 0;
 
  protected:
   virtual ~task_header() = default;
@@ -210,10 +222,6 @@ class task_header {
   // (release) before they schedule the task, the task reads them (acquire)
   // after it was resumed. The rest is the running thread's own.
   std::atomic<std::uint64_t> race_woken_{0};
-  std::uint64_t race_generation_ = ~std::uint64_t{0};  // the suspension race_bits_used_ counts for
-  std::uint64_t race_tag_ = 0;                          // the tag make_waker() adds (0: none)
-  unsigned race_bits_used_ = 0;
-  bool cancelled_result_ = false;
   const char* name_;
   lanes::source_location spawned_at_;
 };
