@@ -224,7 +224,7 @@ void scheduler::schedule(task_header& task, bool yielded) noexcept {
       w->queue.push_back(&task, inject_);
     } else {
       // Woken by the running task: run it next, on this warm cache.
-      task_header* previous = w->lifo.exchange(&task, std::memory_order_acq_rel);
+      task_header* previous = put_lifo(*w, task);
       if (previous == nullptr) return;
       w->queue.push_back(previous, inject_);
     }
@@ -318,11 +318,33 @@ void scheduler::run_worker(worker& w, task_header* until) {
   tls_scheduler = outer_scheduler;
 }
 
+// Exchanges are locked instructions, and the slot is looked at after every
+// poll: look with a load first (it is usually empty), and use plain loads
+// and stores where no other worker exists to steal from it.
+task_header* scheduler::take_lifo(worker& w) noexcept {
+  task_header* t = w.lifo.load(std::memory_order_relaxed);
+  if (t == nullptr) return nullptr;
+  if (workers_.size() == 1) {
+    w.lifo.store(nullptr, std::memory_order_relaxed);
+    return t;
+  }
+  return w.lifo.exchange(nullptr, std::memory_order_acq_rel);
+}
+
+task_header* scheduler::put_lifo(worker& w, task_header& task) noexcept {
+  if (workers_.size() == 1) {
+    task_header* previous = w.lifo.load(std::memory_order_relaxed);
+    w.lifo.store(&task, std::memory_order_relaxed);
+    return previous;
+  }
+  return w.lifo.exchange(&task, std::memory_order_acq_rel);
+}
+
 task_header* scheduler::next_task(worker& w) noexcept {
   if (w.tick % global_queue_interval == 0) {
     if (task_header* t = inject_.pop()) return t;
   }
-  if (task_header* t = w.lifo.exchange(nullptr, std::memory_order_acq_rel)) return t;
+  if (task_header* t = take_lifo(w)) return t;
   if (task_header* t = w.pinned.pop()) return t;
   if (task_header* t = w.queue.pop()) return t;
   return inject_.pop();
@@ -360,7 +382,7 @@ void scheduler::run(worker& w, task_header* task) noexcept {
   // The LIFO polls share the budget with the task that woke them (Tokio's
   // fix: a ping-pong pair cannot reset its budget by waking each other).
   for (int lifo_polls = 0;;) {
-    task_header* next = w.lifo.exchange(nullptr, std::memory_order_acq_rel);
+    task_header* next = take_lifo(w);
     if (next == nullptr) break;
     if (++lifo_polls > max_lifo_polls || shutdown_.load(std::memory_order_relaxed)) {
       w.queue.push_back(next, inject_);

@@ -111,6 +111,9 @@ class scheduler {
  private:
   void run_worker(worker& w, task_header* until);
   task_header* next_task(worker& w) noexcept;
+  // The worker's LIFO slot, from its own thread (search() steals it with an exchange).
+  task_header* take_lifo(worker& w) noexcept;
+  task_header* put_lifo(worker& w, task_header& task) noexcept;  // returns what was there
   task_header* search(worker& w) noexcept;
   void run(worker& w, task_header* task) noexcept;
   void run_one(worker& w, task_header* task) noexcept;
