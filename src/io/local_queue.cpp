@@ -71,6 +71,13 @@ task_header* local_queue::pop() noexcept {
   }
 }
 
+task_header* local_queue::pop_unshared() noexcept {
+  const auto real = real_of(head_.load(std::memory_order_relaxed));
+  if (real == tail_.load(std::memory_order_relaxed)) return nullptr;
+  head_.store(pack(real + 1, real + 1), std::memory_order_relaxed);
+  return slots_[real & mask].load(std::memory_order_relaxed);
+}
+
 task_header* local_queue::steal_into(local_queue& dst) noexcept {
   const auto dst_tail = dst.tail_.load(std::memory_order_relaxed);  // dst is the caller's own queue
   const auto dst_steal = steal_of(dst.head_.load(std::memory_order_acquire));

@@ -36,6 +36,9 @@ class local_queue {
   void push_back(task_header* task, inject_queue& overflow) noexcept;
   // Owner only.
   task_header* pop() noexcept;
+  // Owner only, and only where no other worker exists to steal (a runtime
+  // of one worker): no steal can be in progress, so head moves by a store.
+  task_header* pop_unshared() noexcept;
   // Any other worker: moves about half of this queue into `dst` (which must
   // be the caller's own, empty-enough queue) and returns one task to run.
   task_header* steal_into(local_queue& dst) noexcept;

@@ -346,7 +346,7 @@ task_header* scheduler::next_task(worker& w) noexcept {
   }
   if (task_header* t = take_lifo(w)) return t;
   if (task_header* t = w.pinned.pop()) return t;
-  if (task_header* t = w.queue.pop()) return t;
+  if (task_header* t = workers_.size() == 1 ? w.queue.pop_unshared() : w.queue.pop()) return t;
   return inject_.pop();
 }
 
