@@ -35,6 +35,16 @@ double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
+lag_stats summarize_lags(std::vector<double> lags_us) {
+  lag_stats out;
+  out.ticks = lags_us.size();
+  if (lags_us.empty()) return out;
+  std::sort(lags_us.begin(), lags_us.end());
+  out.worst_us = lags_us.back();
+  out.p99_us = lags_us[std::min(lags_us.size() - 1, lags_us.size() * 99 / 100)];
+  return out;
+}
+
 std::vector<double> run_isolated(const std::function<std::vector<double>()>& work) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error("pipe failed");

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include <chrono>
@@ -19,6 +20,7 @@
 
 #include "asio_peer.hpp"
 #include "kernels.hpp"
+#include "scenario.hpp"
 
 namespace lanes::bench {
 
@@ -144,10 +146,8 @@ std::vector<double> asio_tbb_s1_mode(bool offloaded, int requests, std::size_t b
         asio::detached);
   }
   ctx.run();
-  std::sort(lags.begin(), lags.end());
-  const double worst = lags.empty() ? 0 : lags.back();
-  const double p99 = lags.empty() ? 0 : lags[std::min(lags.size() - 1, lags.size() * 99 / 100)];
-  return {total_ms, worst, p99, static_cast<double>(checksum % 1000003)};
+  const lag_stats ticker = summarize_lags(std::move(lags));
+  return {total_ms, ticker.worst_us, ticker.p99_us, static_cast<double>(checksum % 1000003)};
 }
 
 void burn_for(std::chrono::milliseconds d) {
@@ -193,9 +193,8 @@ std::vector<double> asio_tbb_s7_mode(bool offloaded, int jobs, int job_ms, unsig
         asio::detached);
   }
   ctx.run();
-  std::sort(lags.begin(), lags.end());
-  if (lags.empty()) return {0, 0};
-  return {lags.back(), lags[std::min(lags.size() - 1, lags.size() * 99 / 100)]};
+  const lag_stats timer = summarize_lags(std::move(lags));
+  return {timer.worst_us, timer.p99_us};
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <functional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <lanes/bridge/gate.hpp>
@@ -18,6 +19,7 @@
 #include <lanes/sync/semaphore.hpp>
 
 #include "kernels.hpp"
+#include "scenario.hpp"
 
 namespace lanes::bench {
 
@@ -94,11 +96,9 @@ s1_result run_s1_mode(system& sys, s1_mode mode, const s1_config& config) {
   }(sys, mode, config, permits, cpu, out));
   std::vector<double> lags;
   for (const auto& t : out.ticks) lags.push_back(t.lag_us);
-  std::sort(lags.begin(), lags.end());
-  if (!lags.empty()) {
-    out.worst_lag_us = lags.back();
-    out.p99_lag_us = lags[std::min(lags.size() - 1, lags.size() * 99 / 100)];
-  }
+  const lag_stats summary = summarize_lags(std::move(lags));
+  out.worst_lag_us = summary.worst_us;
+  out.p99_lag_us = summary.p99_us;
   return out;
 }
 

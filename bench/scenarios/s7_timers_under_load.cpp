@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <lanes/bridge/offload.hpp>
@@ -64,9 +65,8 @@ std::vector<double> lanes_s7_mode(bool offloaded, int jobs, int job_ms, std::chr
     stop = true;
     co_return co_await timer;
   }(sys, offloaded, jobs, job_ms));
-  std::sort(lags.begin(), lags.end());
-  std::vector<double> out{0, 0};
-  if (!lags.empty()) out = {lags.back(), lags[std::min(lags.size() - 1, lags.size() * 99 / 100)]};
+  const lag_stats timer = summarize_lags(std::move(lags));
+  std::vector<double> out{timer.worst_us, timer.p99_us};
   if (offloaded) {
     const auto floor = timer_floor(std::chrono::milliseconds(1), floor_for, sys.compute().threads(), sys.compute().priority());
     out.insert(out.end(), {floor.worst_us, floor.p99_us});

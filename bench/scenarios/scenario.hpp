@@ -4,6 +4,7 @@
 // line {"scenario": "S3", ...} whose keys name their units.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -47,5 +48,13 @@ std::uint64_t rss_bytes();
 std::uint64_t peak_rss_bytes();
 
 double median(std::vector<double> values);
+
+// Timer lateness samples (us) summed up; all zero when there are none.
+struct lag_stats {
+  double worst_us = 0;
+  double p99_us = 0;
+  std::size_t ticks = 0;
+};
+lag_stats summarize_lags(std::vector<double> lags_us);
 
 }  // namespace lanes::bench

@@ -5,10 +5,10 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace lanes::bench {
@@ -87,14 +87,7 @@ lag_stats timer_floor(std::chrono::microseconds period, std::chrono::millisecond
     timer.sleep_until(next);
     lags.push_back(static_cast<double>(monotonic_ns() - next) / 1000.0);
   }
-  lag_stats out;
-  std::sort(lags.begin(), lags.end());
-  out.ticks = lags.size();
-  if (!lags.empty()) {
-    out.worst_us = lags.back();
-    out.p99_us = lags[std::min(lags.size() - 1, lags.size() * 99 / 100)];
-  }
-  return out;
+  return summarize_lags(std::move(lags));
 }
 
 }  // namespace lanes::bench

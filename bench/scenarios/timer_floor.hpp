@@ -16,13 +16,9 @@
 
 #include <lanes/compute/pool.hpp>
 
-namespace lanes::bench {
+#include "scenario.hpp"
 
-struct lag_stats {
-  double worst_us = 0;
-  double p99_us = 0;
-  std::size_t ticks = 0;
-};
+namespace lanes::bench {
 
 lag_stats timer_floor(std::chrono::microseconds period, std::chrono::milliseconds duration, std::size_t busy,
                       compute::thread_priority priority);
