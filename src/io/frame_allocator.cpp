@@ -1,6 +1,6 @@
 // Task frames and spawned-task headers (frame_allocator.hpp): per-thread
 // free lists by size class, refilled from a shared pool and, when that is
-// empty too, carved from 2 MiB chunks mapped already populated.
+// empty too, carved from chunks mapped already populated.
 //
 // Why chunks: on the VMs measured a first-touch page fault costs 10-14 us,
 // so 100,000 fresh frames (~45 MB) spent ~120 ms in faults - half of S3's

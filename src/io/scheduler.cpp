@@ -228,7 +228,7 @@ void scheduler::schedule(task_header& task, bool yielded) noexcept {
       if (previous == nullptr) return;
       w->queue.push_back(previous, inject_);
     }
-    if (workers_.size() > 1) notify_parked();  // a lone worker is the one running: nobody to wake
+    if (!alone()) notify_parked();  // a lone worker is the one running: nobody to wake
     return;
   }
   if (!inject_.push(&task)) {
@@ -324,7 +324,7 @@ void scheduler::run_worker(worker& w, task_header* until) {
 task_header* scheduler::take_lifo(worker& w) noexcept {
   task_header* t = w.lifo.load(std::memory_order_relaxed);
   if (t == nullptr) return nullptr;
-  if (workers_.size() == 1) {
+  if (alone()) {
     w.lifo.store(nullptr, std::memory_order_relaxed);
     return t;
   }
@@ -332,7 +332,7 @@ task_header* scheduler::take_lifo(worker& w) noexcept {
 }
 
 task_header* scheduler::put_lifo(worker& w, task_header& task) noexcept {
-  if (workers_.size() == 1) {
+  if (alone()) {
     task_header* previous = w.lifo.load(std::memory_order_relaxed);
     w.lifo.store(&task, std::memory_order_relaxed);
     return previous;
@@ -346,7 +346,7 @@ task_header* scheduler::next_task(worker& w) noexcept {
   }
   if (task_header* t = take_lifo(w)) return t;
   if (task_header* t = w.pinned.pop()) return t;
-  if (task_header* t = workers_.size() == 1 ? w.queue.pop_unshared() : w.queue.pop()) return t;
+  if (task_header* t = alone() ? w.queue.pop_unshared() : w.queue.pop()) return t;
   return inject_.pop();
 }
 

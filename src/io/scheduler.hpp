@@ -104,6 +104,9 @@ class scheduler {
   void report_unhandled(std::exception_ptr error, const task_header& task) noexcept;
   runtime_metrics metrics() const;
   unsigned worker_count() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  // A runtime of one worker: no other worker exists to steal from it or to
+  // wake, so its own queues need no locked instructions.
+  bool alone() const noexcept { return workers_.size() == 1; }
   // Failed tasks whose join_handle has not yet taken or dropped the result
   // (guarded by the error registry's mutex, see error_registry.hpp).
   task_header*& unobserved_errors() noexcept { return unobserved_head_; }
