@@ -89,7 +89,8 @@ scheduler::scheduler(scheduler_options options)
       handler_(std::move(options.on_unhandled)),
 
       idle_(options.workers),
-      epoch_ns_(monotonic_ns()) {
+      epoch_ns_(monotonic_ns()),
+      live_(options.workers) {
   blocking_options_ = std::move(options.blocking);
   workers_.reserve(options.workers);
   std::vector<const poll_slot*> slots;
@@ -143,8 +144,8 @@ void scheduler::shutdown() noexcept {
   while (task_header* t = inject_.pop()) t->unref();
   // 4. Cancel every task still alive: destroy its frame (its destructors
   //    run here), complete it as cancelled, wake its joiner.
-  while (task_header* task = any_live()) {
-    unlink_live(*task);
+  while (task_header* task = live_.any_when_stopped()) {
+    live_.unlink_when_stopped(*task);
     task->ref();  // stands in for the running reference complete() drops
     if ((task->load_state() & task_state::complete) == 0) task->cancel_frame();
     complete(*task, false);
@@ -174,15 +175,22 @@ void scheduler::count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std:
 
 void scheduler::spawn(task_header& task) noexcept {
   count(&worker::spawned, foreign_spawned_);
-  link_live(task);
+  const int caller = caller_index();
+  live_.link(task, caller);
   if (closed_.load(std::memory_order_acquire)) {
     // Spawned while shutting down (from a destructor): cancelled at once.
-    unlink_live(task);
+    // The same thread linked it, so unlink() hands the reference back.
+    const bool unlinked = live_.unlink(task, caller);
+    (void)unlinked;
     task.cancel_frame();
     complete(task, false);
     return;
   }
   schedule(task, true);  // new tasks go to the back, not the LIFO slot
+}
+
+int scheduler::caller_index() const noexcept {
+  return tls_worker != nullptr && tls_scheduler == this ? static_cast<int>(tls_worker->index) : live_tasks::shared;
 }
 
 int scheduler::worker_index_of_caller(const char* what) const {
@@ -397,10 +405,13 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   auto& state = task->state();
   std::uint64_t s = state.load(std::memory_order_acquire);
   // To RUNNING, and a new suspension generation: wakers made for the last
-  // suspension are now stale.
+  // suspension are now stale. The same CAS takes the poll's spare references
+  // (see task_header::grant_spare_refs).
+  constexpr std::uint64_t spare = task_header::spare_refs_per_poll;
   const auto resumed = [](std::uint64_t v) {
     const auto generation = (v + task_state::generation_one) & task_state::generation_mask;
-    return (v & ~(task_state::scheduled | task_state::generation_mask)) | task_state::running | generation;
+    return ((v & ~(task_state::scheduled | task_state::generation_mask)) | task_state::running | generation) +
+           spare * task_state::ref_one;
   };
   for (;;) {
     if ((s & (task_state::running | task_state::complete)) != 0) {
@@ -418,9 +429,10 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   }
   if ((s & task_state::cancelled) != 0) {
     task->cancel_frame();
-    complete(*task, true);
+    complete(*task, true, spare);
     return;
   }
+  task->grant_spare_refs();
 
   const std::uint64_t started = cycle_clock::now();
   // Published for the stall detector (see the protocol in stall_monitor.hpp).
@@ -439,30 +451,36 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   w.busy_ticks.store(w.busy_ticks.load(std::memory_order_relaxed) + took, std::memory_order_relaxed);
   store_max(w.longest_poll_ticks, took);
 
+  // Taken before the CAS that ends the poll: after it, another thread may
+  // hold RUNNING and the field is its.
+  const std::uint64_t unused = task->take_spare_refs();
   if (task->root().done()) {
     task->finish_frame();
-    complete(*task, true);
+    complete(*task, true, unused);
     return;
   }
   s = state.load(std::memory_order_acquire);
   for (;;) {
     if ((s & task_state::cancelled) != 0) {
       task->cancel_frame();  // aborted while it ran: stop at this suspension point
-      complete(*task, true);
+      complete(*task, true, unused);
       return;
     }
     if ((s & task_state::notified) != 0) {
-      const auto next = (s & ~(task_state::running | task_state::notified)) | task_state::scheduled;
+      const auto next =
+          ((s & ~(task_state::running | task_state::notified)) | task_state::scheduled) - unused * task_state::ref_one;
       if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
         schedule(*task, true);  // the running reference becomes the queue's
         return;
       }
     } else {
-      // Parked on some awaitable. The running reference is dropped in the
-      // same CAS, unless it is the last one (the live list's normally keeps
-      // the task until complete()): then unref() frees it after.
-      const bool last = (s & ~task_state::flag_mask) == task_state::ref_one;
-      const std::uint64_t next = (s & ~task_state::running) - (last ? 0 : task_state::ref_one);
+      // Parked on some awaitable. The running reference and the unused
+      // spare ones are dropped in the same CAS, unless they are the last
+      // (the live list's normally keeps the task until complete()): then
+      // one is kept, and unref() frees the task after.
+      const std::uint64_t drop = (1 + unused) * task_state::ref_one;
+      const bool last = (s & ~task_state::flag_mask) == drop;
+      const std::uint64_t next = (s & ~task_state::running) - (last ? drop - task_state::ref_one : drop);
       if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
         if (last) task->unref();
         return;
@@ -499,8 +517,10 @@ void scheduler::cancel_now(task_header& task) noexcept {
   complete(task, true);
 }
 
-void scheduler::complete(task_header& task, bool remove_from_live) noexcept {
-  if (remove_from_live) unlink_live(task);
+void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs) noexcept {
+  // The live list's reference is ours to drop unless the task sits on
+  // another worker's own list, which then drops it (live_tasks.hpp).
+  const std::uint64_t live_ref = remove_from_live && !live_.unlink(task, caller_index()) ? 0 : 1;
   // A failure is listed before COMPLETE is published, so that a join_handle
   // dropped from now on finds it listed (see error_registry.hpp).
   if (task.error()) list_unobserved_error(task, *this);
@@ -514,12 +534,15 @@ void scheduler::complete(task_header& task, bool remove_from_live) noexcept {
   if ((s & task_state::join_waker) != 0) task.take_joiner().wake();
   if ((s & task_state::blocking_joiner) != 0) state.notify_all();
   if ((s & task_state::join_interest) == 0) task.report_unobserved_error();
-  task.unref(2);  // the running reference and the live list's, in one atomic operation
+  // The running reference, the live list's and the poll's unused spare
+  // ones, in one atomic operation.
+  task.unref(1 + live_ref + spare_refs);
 }
 
 // --- parking ------------------------------------------------------------------
 
 void scheduler::park(worker& w, task_header* until) {
+  live_.collect(static_cast<int>(w.index));  // headers of our tasks others completed: free them before sleeping
   idle_.add_sleeper(w.index);
   if (w.searching) {
     w.searching = false;
@@ -575,6 +598,7 @@ bool scheduler::sleep(worker& w) {
 }
 
 void scheduler::maintenance(worker& w) {
+  live_.collect(static_cast<int>(w.index));
   // The worker parked in the driver fires timers and reports fd events itself.
   if (driver_parked_.load(std::memory_order_acquire)) return;
   // Every worker busy: look at the fds now and then without sleeping.
@@ -655,42 +679,7 @@ void scheduler::wait_blocking(task_header& task) {
   }
 }
 
-// --- the live list and errors ---------------------------------------------------
-
-scheduler::live_shard& scheduler::shard_of(const task_header& task) noexcept {
-  // Headers are at least 16-byte aligned: hash the bits above.
-  const auto bits = reinterpret_cast<std::uintptr_t>(&task) >> 4;
-  return live_[(bits ^ (bits >> 7)) % live_shards];
-}
-
-void scheduler::link_live(task_header& task) noexcept {
-  live_shard& shard = shard_of(task);
-  std::lock_guard lock(shard.lock);
-  task.live_prev = nullptr;
-  task.live_next = shard.head;
-  if (shard.head != nullptr) shard.head->live_prev = &task;
-  shard.head = &task;
-}
-
-void scheduler::unlink_live(task_header& task) noexcept {
-  live_shard& shard = shard_of(task);
-  std::lock_guard lock(shard.lock);
-  if (task.live_prev != nullptr) {
-    task.live_prev->live_next = task.live_next;
-  } else if (shard.head == &task) {
-    shard.head = task.live_next;
-  }
-  if (task.live_next != nullptr) task.live_next->live_prev = task.live_prev;
-  task.live_prev = task.live_next = nullptr;
-}
-
-task_header* scheduler::any_live() noexcept {
-  for (auto& shard : live_) {
-    std::lock_guard lock(shard.lock);
-    if (shard.head != nullptr) return shard.head;
-  }
-  return nullptr;
-}
+// --- errors ----------------------------------------------------------------------
 
 void scheduler::report_unhandled(std::exception_ptr error, const task_header& task) noexcept {
   unhandled_.fetch_add(1, std::memory_order_relaxed);

@@ -35,9 +35,9 @@
 #include "io/driver.hpp"
 #include "io/idle.hpp"
 #include "io/inject_queue.hpp"
+#include "io/live_tasks.hpp"
 #include "io/local_queue.hpp"
 #include "io/parker.hpp"
-#include "io/spin_lock.hpp"
 #include "io/stall_monitor.hpp"
 #include "io/timer_wheel.hpp"
 
@@ -120,7 +120,9 @@ class scheduler {
   task_header* search(worker& w) noexcept;
   void run(worker& w, task_header* task) noexcept;
   void run_one(worker& w, task_header* task) noexcept;
-  void complete(task_header& task, bool remove_from_live) noexcept;
+  // Publishes COMPLETE, wakes the joiner, drops the running reference, the
+  // live list's and `spare_refs` unused spare ones (task_header::grant_spare_refs).
+  void complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs = 0) noexcept;
   void park(worker& w, task_header* until);
   // Before parking while tasks wait on offloads: look for work a little
   // longer (true: found some).
@@ -147,8 +149,6 @@ class scheduler {
   bool stop_requested(task_header* until) const noexcept;
   std::uint64_t tick_of(std::uint64_t ns) const noexcept;
   std::uint64_t ns_of(std::uint64_t tick) const noexcept;
-  void link_live(task_header& task) noexcept;
-  void unlink_live(task_header& task) noexcept;
 
   const bool current_thread_;
   const std::string thread_name_;
@@ -165,16 +165,10 @@ class scheduler {
   const std::uint64_t epoch_ns_;
   task_header* unobserved_head_ = nullptr;
 
-  // Every task not yet complete, for shutdown to cancel: sharded by
-  // address so that workers spawning and finishing tasks rarely meet.
-  static constexpr std::size_t live_shards = 16;
-  struct alignas(64) live_shard {
-    spin_lock lock;
-    task_header* head = nullptr;
-  };
-  live_shard& shard_of(const task_header& task) noexcept;
-  task_header* any_live() noexcept;
-  std::array<live_shard, live_shards> live_;
+  // Every task not yet complete, for shutdown to cancel.
+  live_tasks live_;
+  // The calling thread's worker index in this runtime, or live_tasks::shared.
+  int caller_index() const noexcept;
   // Spawns and completions are counted per worker (a plain store: only that
   // thread writes; no atomic read-modify-write on the spawn path) and, from
   // other threads, here; metrics() sums them.

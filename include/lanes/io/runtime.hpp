@@ -150,7 +150,7 @@ join_handle<T> spawn_local(task<T> t, const char* name = nullptr,
   const int home = detail::current_worker_index(*s, "lanes::spawn_local");
   if (!t.valid()) throw runtime_misuse("lanes: spawn of an empty task (moved from or released)");
   auto* header = new detail::spawned_task<T>(s, t.release(), name, where);
-  header->home_worker = home;
+  header->home_worker = static_cast<std::int16_t>(home);  // < max_lane_threads
   detail::schedule_spawned(*s, *header);
   return join_handle<T>(header);
 }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstddef>
 #include <exception>
+#include <utility>
 
 #include <lanes/io/detail/frame_allocator.hpp>
 #include <lanes/source_location.hpp>
@@ -98,10 +99,26 @@ class task_header {
   void ref() noexcept { state_.fetch_add(task_state::ref_one, std::memory_order_relaxed); }
   void unref(std::uint64_t count = 1) noexcept;  // drops `count` references; the last one frees
   // Only the thread running the task calls this, so the generation is stable.
+  // A waker's reference comes from the spare ones the worker took for this
+  // poll when it could (no atomic operation), else from a fetch_add.
   waker make_waker() noexcept {
+    if (spare_refs_ != 0) {
+      --spare_refs_;
+      return waker(this, (state_.load(std::memory_order_relaxed) & task_state::generation_mask) | race_tag_);
+    }
     const auto before = state_.fetch_add(task_state::ref_one, std::memory_order_relaxed);
     return waker(this, (before & task_state::generation_mask) | race_tag_);
   }
+  // Spare references: the worker that claims RUNNING adds spare_refs_per_poll
+  // references in the claiming CAS (free: the CAS happens anyway), and
+  // whatever make_waker() did not use is dropped in the CAS that ends the
+  // poll. So the count is never below the true number of references, and
+  // a poll that makes a waker or two does no atomic operation for them.
+  // Only the thread holding RUNNING reads or writes the field (the CASes on
+  // state_ order one holder's accesses before the next one's).
+  static constexpr std::uint8_t spare_refs_per_poll = 4;
+  void grant_spare_refs() noexcept { spare_refs_ = spare_refs_per_poll; }
+  std::uint64_t take_spare_refs() noexcept { return std::exchange(spare_refs_, std::uint8_t{0}); }
 
   // --- races: several registrations for one suspension (io/detail/race.hpp) ---
   // Only the thread running the task calls these, so the generation is stable.
@@ -179,20 +196,26 @@ class task_header {
   // is destroyed first sets owner_ to nullptr for those it still lists.
   task_header* error_prev = nullptr;
   task_header* error_next = nullptr;
-  task_header* live_prev = nullptr;  // the live-task list's links (guarded by its lock)
+  // The live-task list's links (src/io/live_tasks.hpp): guarded by a
+  // shard's lock, or by being its owner worker's own list. live_remote_next
+  // links a task another thread completed into its owner's hand-over stack.
+  task_header* live_prev = nullptr;
   task_header* live_next = nullptr;
+  task_header* live_remote_next = nullptr;
 
   // The small fields sit together (these two and the private ones below),
   // so that a spawned task's header fits a 192-byte block of the frame
   // allocator instead of a 256-byte one (S3: bytes per task).
   // spawn_local: the worker this task must always run on, or -1. Set before
   // the task is first scheduled, never changed.
-  int home_worker = -1;
+  std::int16_t home_worker = -1;
+  std::int16_t live_owner = -1;  // whose live list holds it: a worker's index, or -1 (shared)
   bool error_listed = false;  // on the unobserved-errors list (its mutex)
 
  private:
   bool cancelled_result_ = false;
   std::uint8_t race_tag_ = 0;  // the tag make_waker() adds (0: none); race.hpp
+  std::uint8_t spare_refs_ = 0;  // see grant_spare_refs()
   // The suspension generation race_bits_used_ counts for (generations are
   // multiples of 256 below 2^32, so the initial ~0 matches none).
   std::uint32_t race_generation_ = ~std::uint32_t{0};
