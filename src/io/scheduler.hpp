@@ -62,6 +62,7 @@ struct worker {
   poll_slot current;  // what it runs now, for the stall detector
 
   // Owned by the worker's thread.
+  std::uint64_t clock_ticks = 0;  // its last cycle_clock reading (see run_worker)
   std::uint32_t tick = 0;
   bool searching = false;
   std::minstd_rand rng;
