@@ -11,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <lanes/io/runtime.hpp>
@@ -232,6 +233,59 @@ TEST(IoStress, RuntimesComeAndGoWithTasksInFlight) {
       if (round % 2 == 0) std::this_thread::sleep_for(100us);
     }
     for (auto& h : handles) EXPECT_TRUE(h.is_finished());
+  }
+}
+
+TEST(IoStress, WorkerSpawnedTasksEndingOnOtherThreadsAreAllReleased) {
+  // Tasks spawned on a worker sit on that worker's own live list; when one
+  // ends on another worker (stolen) or is cancelled from another thread,
+  // its owner unlinks it later. Every frame must be destroyed exactly once
+  // and nothing may leak (LeakSanitizer), whether the owner collects the
+  // hand-overs while running or the runtime's shutdown does.
+  // A coroutine parameter lives in the frame from its creation, so this
+  // counts frames destroyed, whether or not the task ever started.
+  struct frame_token {
+    std::atomic<long>* destroyed;
+    explicit frame_token(std::atomic<long>& d) noexcept : destroyed(&d) {}
+    frame_token(frame_token&& other) noexcept : destroyed(std::exchange(other.destroyed, nullptr)) {}
+    frame_token(const frame_token&) = delete;
+    frame_token& operator=(const frame_token&) = delete;
+    frame_token& operator=(frame_token&&) = delete;
+    ~frame_token() {
+      if (destroyed != nullptr) destroyed->fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+  for (int round = 0; round < 100 / scale + 5; ++round) {
+    std::atomic<long> destroyed{0};
+    std::atomic<long> finished{0};
+    constexpr int children = 300;
+    {
+      auto rt = runtime::multi_thread().worker_threads(3).build();
+      rt.block_on([](int round, std::atomic<long>& destroyed, std::atomic<long>& finished) -> task<void> {
+        std::vector<join_handle<void>> kept;
+        for (int i = 0; i < children; ++i) {
+          auto h = spawn([](int i, frame_token, std::atomic<long>& finished) -> task<void> {
+            for (int hop = 0; hop < i % 4; ++hop) co_await yield_now();
+            if (i % 5 == 0) co_await sleep(std::chrono::microseconds(50 + i));
+            finished.fetch_add(1, std::memory_order_relaxed);
+          }(i, frame_token(destroyed), finished));
+          if (i % 3 == 0) kept.push_back(std::move(h));  // the rest run detached
+        }
+        // Abort some of the kept ones, await the others; the detached ones
+        // may still run (or be cancelled by shutdown) after this returns.
+        for (std::size_t k = 0; k < kept.size(); ++k) {
+          if ((k + static_cast<std::size_t>(round)) % 4 == 0) kept[k].abort();
+        }
+        for (auto& h : kept) {
+          try {
+            co_await h;
+          } catch (const task_cancelled&) {
+          }
+        }
+      }(round, destroyed, finished));
+    }
+    EXPECT_EQ(destroyed.load(), children);  // every frame, once, by the end of shutdown
+    EXPECT_LE(finished.load(), children);
   }
 }
 
