@@ -330,6 +330,7 @@ void scheduler::run_worker(worker& w, task_header* until) {
       clock_fresh = true;
       continue;
     }
+    clock_fresh = false;
     if (spin_for_offloads(w, until)) continue;
     park(w, until);
   }

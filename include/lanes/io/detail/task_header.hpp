@@ -3,8 +3,11 @@
 //
 // Ownership: a header is reference counted (the high bits of `state`).
 // References are held by: the runtime's list of live tasks (until the task
-// completes), the join_handle (until dropped), each run-queue entry, and
-// each registered waker. The coroutine frame is destroyed when the task
+// completes, or a little later when it completed away from the worker
+// whose list holds it: src/io/live_tasks.hpp), the join_handle (until
+// dropped), each run-queue entry, each registered waker, and the worker
+// polling it (the running reference, plus the spare ones of
+// grant_spare_refs). The coroutine frame is destroyed when the task
 // completes or is cancelled, always by the one thread that holds RUNNING
 // (or by the runtime's destructor once every worker has stopped); the
 // header itself is freed by whoever drops the last reference.
