@@ -636,14 +636,14 @@ std::uint64_t scheduler::tick_of(std::uint64_t ns) const noexcept {
 std::uint64_t scheduler::ns_of(std::uint64_t tick) const noexcept { return epoch_ns_ + tick * 1000; }
 
 void scheduler::fire_timers(worker& w) {
-  std::vector<waker>& due = w.due_timers;  // reused: no allocation per firing
+  std::vector<timer_wheel::due_timer>& due = w.due_timers;  // reused: no allocation per firing
   const std::uint64_t now = tick_of(monotonic_ns());
   {
     std::lock_guard lock(timers_mutex_);
     timers_.advance(now, due);
     timers_pending_.store(timers_.size(), std::memory_order_release);
   }
-  for (auto& to_wake : due) std::move(to_wake).wake();
+  for (auto& timer : due) std::move(timer.to_wake).wake();
   due.clear();
 }
 

@@ -66,7 +66,7 @@ struct worker {
   std::uint32_t tick = 0;
   bool searching = false;
   std::minstd_rand rng;
-  std::vector<waker> due_timers;
+  std::vector<timer_wheel::due_timer> due_timers;
 };
 
 struct scheduler_options {

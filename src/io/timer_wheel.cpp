@@ -1,6 +1,9 @@
+// timer_wheel: insert, cancel, and advancing time (see timer_wheel.hpp).
 #include "io/timer_wheel.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cstddef>
 
 namespace lanes::detail {
 
@@ -85,7 +88,9 @@ std::optional<std::uint64_t> timer_wheel::next_deadline() const noexcept {
   return next->deadline < elapsed_ ? elapsed_ : next->deadline;
 }
 
-void timer_wheel::advance(std::uint64_t now, std::vector<waker>& due) {
+void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due) {
+  const std::size_t first = due.size();
+  bool in_order = true;
   while (const auto next = next_expiration()) {
     if (next->deadline > now) break;
     // Take the whole slot, then fire or cascade each entry from the slot's time.
@@ -100,7 +105,8 @@ void timer_wheel::advance(std::uint64_t now, std::vector<waker>& due) {
       entry->linked = false;
       --size_;
       if (entry->deadline_tick <= now) {
-        due.push_back(static_cast<waker&&>(entry->to_wake));
+        if (due.size() > first && due.back().deadline_tick > entry->deadline_tick) in_order = false;
+        due.push_back(due_timer{entry->deadline_tick, static_cast<waker&&>(entry->to_wake)});
       } else {
         insert(*entry);  // deadline > now >= elapsed_: lands on a lower level
       }
@@ -108,6 +114,12 @@ void timer_wheel::advance(std::uint64_t now, std::vector<waker>& due) {
     }
   }
   if (now > elapsed_) elapsed_ = now;
+  // Slots come due in time order, but one slot's list is unordered, and a
+  // coarse slot can start before a finer one holding earlier deadlines.
+  if (!in_order) {
+    std::stable_sort(due.begin() + static_cast<std::ptrdiff_t>(first), due.end(),
+                     [](const due_timer& a, const due_timer& b) { return a.deadline_tick < b.deadline_tick; });
+  }
 }
 
 }  // namespace lanes::detail

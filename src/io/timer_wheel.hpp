@@ -29,8 +29,15 @@ class timer_wheel {
   // wheel's current time: the caller fires it at once.
   bool insert(timer_entry& entry) noexcept;
   void remove(timer_entry& entry) noexcept;
-  // Unlinks every entry due at or before `now` and moves their wakers into `due`.
-  void advance(std::uint64_t now, std::vector<waker>& due);
+  struct due_timer {
+    std::uint64_t deadline_tick;
+    waker to_wake;
+  };
+  // Unlinks every entry due at or before `now` and appends their wakers to
+  // `due`, in deadline order (ties in the order they were found): timers
+  // that come due together are woken earliest deadline first, even when
+  // some sat in a coarser level's slot (which holds them unordered).
+  void advance(std::uint64_t now, std::vector<due_timer>& due);
   // The earliest tick at which advance() could find something due.
   std::optional<std::uint64_t> next_deadline() const noexcept;
   std::uint64_t now() const noexcept { return elapsed_; }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <random>
@@ -64,8 +65,11 @@ TEST(TimerWheel, RandomScheduleMatchesModel) {
     // Advance to the next deadline, or jump ahead.
     const auto next = wheel.next_deadline();
     now = (rng() % 3 == 0 || !next) ? now + (rng() % 100000) : std::max(now, *next);
-    std::vector<waker> due;
+    std::vector<timer_wheel::due_timer> due;
     wheel.advance(now, due);
+    EXPECT_TRUE(std::is_sorted(due.begin(), due.end(), [](const auto& a, const auto& b) {
+      return a.deadline_tick < b.deadline_tick;
+    })) << "timers due together must come out in deadline order";
     // The wakers are empty here: a fired entry shows as unlinked.
     std::size_t fired_now = 0;
     for (auto& it : items) {
