@@ -663,10 +663,13 @@ bool scheduler::timer_register(timer_entry& entry, std::uint64_t deadline_ns) {
 }
 
 bool scheduler::timer_cancel(timer_entry& entry) noexcept {
+  // Fired: the firing thread is done with the entry (timer_entry.hpp), and
+  // its waker is gone already. Most timers end this way; no lock then.
+  if (!entry.linked.load(std::memory_order_acquire)) return false;
   waker dropped;
   {
     std::lock_guard lock(timers_mutex_);
-    if (!entry.linked) return false;  // fired: its waker is gone already
+    if (!entry.linked.load(std::memory_order_relaxed)) return false;  // fired meanwhile
     timers_.remove(entry);
     timers_pending_.store(timers_.size(), std::memory_order_release);
     dropped = static_cast<waker&&>(entry.to_wake);

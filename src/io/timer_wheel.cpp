@@ -34,7 +34,7 @@ void timer_wheel::link(timer_entry& entry, int lvl, int slot) noexcept {
   list.head = &entry;
   entry.level = static_cast<std::uint8_t>(lvl);
   entry.slot = static_cast<std::uint8_t>(slot);
-  entry.linked = true;
+  entry.linked.store(true, std::memory_order_relaxed);
   levels_[lvl].occupied |= std::uint64_t{1} << slot;
 }
 
@@ -47,7 +47,7 @@ bool timer_wheel::insert(timer_entry& entry) noexcept {
 }
 
 void timer_wheel::remove(timer_entry& entry) noexcept {
-  if (!entry.linked) return;
+  if (!entry.linked.load(std::memory_order_relaxed)) return;
   auto& lvl = levels_[entry.level];
   auto& list = lvl.slots[entry.slot];
   if (entry.prev != nullptr) {
@@ -58,7 +58,7 @@ void timer_wheel::remove(timer_entry& entry) noexcept {
   if (entry.next != nullptr) entry.next->prev = entry.prev;
   if (list.head == nullptr) lvl.occupied &= ~(std::uint64_t{1} << entry.slot);
   entry.prev = entry.next = nullptr;
-  entry.linked = false;
+  entry.linked.store(false, std::memory_order_relaxed);  // the caller owns the entry
   --size_;
 }
 
@@ -102,13 +102,15 @@ void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due) {
     while (entry != nullptr) {
       timer_entry* following = entry->next;
       entry->prev = entry->next = nullptr;
-      entry->linked = false;
       --size_;
       if (entry->deadline_tick <= now) {
         if (due.size() > first && due.back().deadline_tick > entry->deadline_tick) in_order = false;
         due.push_back(due_timer{entry->deadline_tick, static_cast<waker&&>(entry->to_wake)});
+        // The last touch of a fired entry (see timer_entry.hpp): from here
+        // its owner may find it fired and destroy it.
+        entry->linked.store(false, std::memory_order_release);
       } else {
-        insert(*entry);  // deadline > now >= elapsed_: lands on a lower level
+        insert(*entry);  // deadline > now >= elapsed_: lands on a lower level (still linked)
       }
       entry = following;
     }

@@ -3,8 +3,14 @@
 // a slot's list. Every field is guarded by the wheel's lock; the firing
 // thread moves the waker out under the lock and never touches the entry
 // again, so the awaiter may be destroyed as soon as it is woken.
+//
+// `linked` is also read without the lock: firing clears it (release) as its
+// very last touch of the entry, so an owner that reads false (acquire)
+// knows the timer fired and that no other thread will look at the entry
+// again - it skips the lock when it disarms a timer that has fired.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include <lanes/io/detail/task_header.hpp>
@@ -18,7 +24,7 @@ struct timer_entry {
   waker to_wake;
   std::uint8_t level = 0;
   std::uint8_t slot = 0;
-  bool linked = false;  // in the wheel
+  std::atomic<bool> linked{false};  // in the wheel
 };
 
 }  // namespace lanes::detail
