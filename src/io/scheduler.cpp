@@ -163,9 +163,10 @@ void scheduler::shutdown() noexcept {
 
 // --- scheduling -------------------------------------------------------------
 
+worker* scheduler::own_worker() const noexcept { return tls_scheduler == this ? tls_worker : nullptr; }
+
 void scheduler::count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept {
-  worker* w = tls_worker;
-  if (w != nullptr && tls_scheduler == this) {
+  if (worker* w = own_worker()) {
     auto& counter = w->*mine;
     counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   } else {
@@ -175,29 +176,28 @@ void scheduler::count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std:
 
 void scheduler::spawn(task_header& task) noexcept {
   count(&worker::spawned, foreign_spawned_);
-  const int caller = caller_index();
-  live_.link(task, caller);
+  live_.link(task, caller_index());
   if (closed_.load(std::memory_order_acquire)) {
-    // Spawned while shutting down (from a destructor): cancelled at once.
-    // The same thread linked it, so unlink() hands the reference back.
-    const bool unlinked = live_.unlink(task, caller);
-    (void)unlinked;
+    // Spawned while shutting down (from a destructor): cancelled at once
+    // (complete() unlinks it: this thread linked it, so that is immediate).
     task.cancel_frame();
-    complete(task, false);
+    complete(task, true);
     return;
   }
   schedule(task, true);  // new tasks go to the back, not the LIFO slot
 }
 
 int scheduler::caller_index() const noexcept {
-  return tls_worker != nullptr && tls_scheduler == this ? static_cast<int>(tls_worker->index) : live_tasks::shared;
+  const worker* w = own_worker();
+  return w != nullptr ? static_cast<int>(w->index) : live_tasks::shared;
 }
 
 int scheduler::worker_index_of_caller(const char* what) const {
-  if (tls_worker == nullptr || tls_scheduler != this) {
+  const int index = caller_index();
+  if (index == live_tasks::shared) {
     throw runtime_misuse(std::string(what) + " called from a thread that is not a worker of this runtime");
   }
-  return static_cast<int>(tls_worker->index);
+  return index;
 }
 
 void scheduler::schedule(task_header& task, bool yielded) noexcept {
@@ -207,14 +207,14 @@ void scheduler::schedule(task_header& task, bool yielded) noexcept {
   // parkers (ThreadSanitizer saw it in S7). So such a call is counted from
   // before its push (which orders the increment before the task can run)
   // to its last access, and shutdown() waits for the count to drop to zero.
+  worker* const w = own_worker();  // nullptr: a foreign thread
   struct foreign_call {
     std::atomic<std::uint32_t>* count;
     ~foreign_call() {
       if (count != nullptr) count->fetch_sub(1, std::memory_order_release);
     }
-  } guard{tls_scheduler != this ? &foreign_schedules_ : nullptr};
+  } guard{w == nullptr ? &foreign_schedules_ : nullptr};
   if (guard.count != nullptr) guard.count->fetch_add(1, std::memory_order_relaxed);
-  worker* w = tls_worker;
   if (task.home_worker >= 0) {
     // Pinned (spawn_local): only its home worker may run it.
     worker& home = *workers_[static_cast<std::size_t>(task.home_worker)];
@@ -222,10 +222,10 @@ void scheduler::schedule(task_header& task, bool yielded) noexcept {
       task.unref();  // shutting down
       return;
     }
-    if (&home != w || tls_scheduler != this) unpark(home.index);
+    if (&home != w) unpark(home.index);
     return;
   }
-  if (w != nullptr && tls_scheduler == this && !closed_.load(std::memory_order_relaxed)) {
+  if (w != nullptr && !closed_.load(std::memory_order_relaxed)) {
     // The LIFO slot is for a task woken by the running task; wakes from the
     // driver or maintenance (timers, in deadline order) keep their order.
     if (yielded || tls_task == nullptr) {

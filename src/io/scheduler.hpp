@@ -168,7 +168,9 @@ class scheduler {
 
   // Every task not yet complete, for shutdown to cancel.
   live_tasks live_;
-  // The calling thread's worker index in this runtime, or live_tasks::shared.
+  // The calling thread's worker in this runtime (nullptr on any other
+  // thread), and its index (live_tasks::shared on any other thread).
+  worker* own_worker() const noexcept;
   int caller_index() const noexcept;
   // Spawns and completions are counted per worker (a plain store: only that
   // thread writes; no atomic read-modify-write on the spawn path) and, from
