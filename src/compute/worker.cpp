@@ -5,13 +5,13 @@
 // `idle_spin` (the first `spin_for` with a pause between looks, then
 // yielding the CPU) before it announces itself asleep. A fork-join program
 // produces work in bursts, and waking a sleeping thread is slow where it
-// matters: on the
-// 2-vCPU VMs measured, a futex wake-up to running took 30-600 us, so a
-// pool whose workers slept between two parallel calls lost up to a
-// quarter of a 2.5 ms Σx² (docs/benchmarks.md, S9). 100 us of looking
-// covers back-to-back calls; it costs an idle pool 100 us of yielding
-// after each burst, and compute threads run below the io lane's priority
-// (pool.hpp: thread_priority) so that io workers preempt them meanwhile.
+// matters: on the 2-vCPU VMs measured, a futex wake-up to running took
+// 30-600 us, so a pool whose workers slept between two parallel calls
+// lost up to a quarter of a 2.5 ms Σx² (docs/benchmarks.md, S9). 100 us of
+// looking covers back-to-back calls; it costs an idle pool 100 us of
+// yielding after each burst, and compute threads run below the io lane's
+// priority (pool.hpp: thread_priority) so that io workers preempt them
+// meanwhile.
 #include <lanes/compute/detail/worker.hpp>
 
 #include <chrono>
