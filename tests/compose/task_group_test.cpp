@@ -51,21 +51,25 @@ TEST(TaskGroup, LeavingTheGroupAwaitsEveryChildAndChildrenMayBorrow) {
 TEST(TaskGroup, AFailureCancelsTheRestAndAllFailuresAreKept) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
   std::atomic<int> exited{0};
-  EXPECT_THROW(rt.block_on([](std::atomic<int>& exited) -> task<void> {
+  std::atomic<int> started{0};  // the failure waits for all five: one never polled has no count_exit
+  EXPECT_THROW(rt.block_on([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
                  co_await with_task_group([&](task_group& g) -> task<void> {
                    for (int i = 0; i < 5; ++i) {
-                     g.spawn([](std::atomic<int>& exited) -> task<void> {
+                     g.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
                        count_exit c{exited};
+                       started.fetch_add(1);
                        co_await sleep(1h);
-                     }(exited));
+                     }(exited, started));
                    }
-                   g.spawn([]() -> task<void> {
-                     co_await sleep(200us);
+                   g.spawn([](std::atomic<int>& started) -> task<void> {
+                     do {
+                       co_await sleep(200us);
+                     } while (started.load() < 5);
                      throw std::domain_error("child failed");
-                   }());
+                   }(started));
                    co_return;
                  });
-               }(exited)),
+               }(exited, started)),
                std::domain_error);
   EXPECT_EQ(exited.load(), 5);
 }
@@ -106,8 +110,12 @@ TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
     auto rt = flavour == 0 ? runtime::multi_thread().worker_threads(2).build() : runtime::current_thread().build();
     std::atomic<int> exited{0};
     std::atomic<int> seen_at_owner_exit{-1};
-    std::atomic<bool> owner_ready{false};
-    auto owner = rt.spawn([](std::atomic<int>& exited, std::atomic<int>& seen, std::atomic<bool>& ready) -> task<void> {
+    // Children that have entered their body (so their count_exit exists):
+    // the owner is aborted only once all eight run. A child cancelled
+    // before its first poll has no local to count (CI once aborted the
+    // owner before any child had started and saw 0).
+    std::atomic<int> started{0};
+    auto owner = rt.spawn([](std::atomic<int>& exited, std::atomic<int>& seen, std::atomic<int>& started) -> task<void> {
       struct report {
         std::atomic<int>& exited;
         std::atomic<int>& seen;
@@ -115,15 +123,15 @@ TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
       } r{exited, seen};
       task_group g;
       for (int i = 0; i < 8; ++i) {
-        g.spawn([](std::atomic<int>& exited) -> task<void> {
+        g.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
           count_exit c{exited};
+          started.fetch_add(1);
           for (;;) co_await sleep(50us);
-        }(exited));
+        }(exited, started));
       }
-      ready.store(true);
       co_await sleep(1h);  // the owner is aborted here, the group never joined
-    }(exited, seen_at_owner_exit, owner_ready));
-    while (!owner_ready.load()) rt.block_on([]() -> task<void> { co_await sleep(100us); }());
+    }(exited, seen_at_owner_exit, started));
+    while (started.load() < 8) rt.block_on([]() -> task<void> { co_await sleep(100us); }());
     owner.abort();
     rt.block_on([](join_handle<void>& h) -> task<void> {
       try {

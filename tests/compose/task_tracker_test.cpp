@@ -40,20 +40,23 @@ TEST(TaskTracker, DrainWithADeadlineThenAbortWhatIsLeft) {
     task_tracker tracker;
     std::atomic<int> finished{0};
     std::atomic<int> exited{0};
+    std::atomic<int> started{0};  // a task aborted before its first poll has no on_exit to count
     for (int i = 0; i < 10; ++i) {
-      (void)tracker.spawn([](std::atomic<int>& finished, std::atomic<int>& exited, bool stuck) -> task<void> {
+      (void)tracker.spawn([](std::atomic<int>& finished, std::atomic<int>& exited, std::atomic<int>& started,
+                             bool stuck) -> task<void> {
         struct on_exit {
           std::atomic<int>& n;
           ~on_exit() { n.fetch_add(1); }
         } e{exited};
+        started.fetch_add(1);
         co_await sleep(stuck ? std::chrono::microseconds(3'600'000'000LL) : std::chrono::microseconds(100));
         finished.fetch_add(1);
-      }(finished, exited, i % 2 == 0));
+      }(finished, exited, started, i % 2 == 0));
     }
     tracker.close();
     // However slow the machine, the five quick ones end (no timing assumed);
     // the five stuck ones never do, so the drain with a deadline must fail.
-    while (tracker.size() > 5) co_await sleep(50us);
+    while (tracker.size() > 5 || started.load() < 10) co_await sleep(50us);
     auto drained = co_await timeout(2ms, tracker.wait());
     EXPECT_FALSE(drained.has_value());
     EXPECT_EQ(tracker.size(), 5U);

@@ -30,10 +30,30 @@ struct count_exit {
   std::atomic<int>& n;
   ~count_exit() { n.fetch_add(1); }
 };
-task<int> sleeper(std::atomic<int>& exited) {
-  count_exit c{exited};
+// Sleepers that entered their body (and so will count their exit), and
+// those whose frames are gone. A child cancelled before its first poll has
+// no count_exit yet: the branch that ends a race waits for `started`, or a
+// worker the host held back for 200 us would make the count come out short.
+struct tally {
+  std::atomic<int> started{0};
+  std::atomic<int> exited{0};
+};
+task<int> sleeper(tally& t) {
+  count_exit c{t.exited};
+  t.started.fetch_add(1);
   co_await sleep(1h);
   co_return 0;
+}
+// Returns (or throws) once `n` sleepers have started and `d` has passed.
+task<int> after_started(tally& t, int n, std::chrono::microseconds d, int v) {
+  do {
+    co_await sleep(d);
+  } while (t.started.load() < n);
+  co_return v;
+}
+task<void> fail_after_started(tally& t, int n, std::chrono::microseconds d) {
+  (void)co_await after_started(t, n, d, 0);
+  throw std::out_of_range("boom");
 }
 
 TEST(WhenAll, ReturnsEveryResultInArgumentOrder) {
@@ -52,9 +72,9 @@ TEST(WhenAll, ReturnsEveryResultInArgumentOrder) {
 
 TEST(WhenAll, TheFirstFailureCancelsTheRestAndKeepsItsType) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
-  std::atomic<int> exited{0};
-  EXPECT_THROW((void)rt.block_on(when_all(sleeper(exited), fail_after(200us), sleeper(exited))), std::out_of_range);
-  EXPECT_EQ(exited.load(), 2);  // both sleepers were cancelled before when_all threw
+  tally t;
+  EXPECT_THROW((void)rt.block_on(when_all(sleeper(t), fail_after_started(t, 2, 200us), sleeper(t))), std::out_of_range);
+  EXPECT_EQ(t.exited.load(), 2);  // both sleepers were cancelled before when_all threw
 }
 
 TEST(WhenAll, WaitRestLetsTheOthersFinish) {
@@ -71,11 +91,11 @@ TEST(WhenAll, WaitRestLetsTheOthersFinish) {
 
 TEST(WhenAny, TheFirstToFinishWinsAndTheLosersAreGoneBeforeItReturns) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
-  std::atomic<int> exited{0};
-  auto r = rt.block_on(when_any(sleeper(exited), after(200us, 5), sleeper(exited)));
+  tally t;
+  auto r = rt.block_on(when_any(sleeper(t), after_started(t, 2, 200us, 5), sleeper(t)));
   EXPECT_EQ(r.index(), 1U);
   EXPECT_EQ(std::get<1>(r), 5);
-  EXPECT_EQ(exited.load(), 2);
+  EXPECT_EQ(t.exited.load(), 2);
   std::vector<task<int>> racers;
   racers.push_back(after(std::chrono::microseconds(3'600'000'000LL), 0));
   racers.push_back(after(100us, 1));
@@ -87,17 +107,17 @@ TEST(WhenAny, TheFirstToFinishWinsAndTheLosersAreGoneBeforeItReturns) {
 
 TEST(WhenAny, AFailureThatComesFirstIsRethrown) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
-  std::atomic<int> exited{0};
-  EXPECT_THROW((void)rt.block_on(when_any(sleeper(exited), fail_after(100us))), std::out_of_range);
-  EXPECT_EQ(exited.load(), 1);
+  tally t;
+  EXPECT_THROW((void)rt.block_on(when_any(sleeper(t), fail_after_started(t, 1, 100us))), std::out_of_range);
+  EXPECT_EQ(t.exited.load(), 1);
   EXPECT_THROW((void)rt.block_on(when_any(std::vector<task<int>>{})), std::invalid_argument);
 }
 
 TEST(WhenAll, ACancelledCallerAbortsItsChildren) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
-  std::atomic<int> exited{0};
-  auto h = rt.spawn(when_all(sleeper(exited), sleeper(exited)));
-  rt.block_on([]() -> task<void> { co_await sleep(500us); }());
+  tally t;
+  auto h = rt.spawn(when_all(sleeper(t), sleeper(t)));
+  while (t.started.load() < 2) rt.block_on([]() -> task<void> { co_await sleep(100us); }());
   h.abort();
   rt.block_on([](join_handle<std::tuple<int, int>>& h) -> task<void> {
     try {
@@ -105,10 +125,10 @@ TEST(WhenAll, ACancelledCallerAbortsItsChildren) {
     } catch (const task_cancelled&) {
     }
   }(h));
-  while (exited.load() < 2) {  // the children finish cancelling on the workers (no deadline: CTest's timeout)
+  while (t.exited.load() < 2) {  // the children finish cancelling on the workers (no deadline: CTest's timeout)
     rt.block_on([]() -> task<void> { co_await sleep(100us); }());
   }
-  EXPECT_EQ(exited.load(), 2);
+  EXPECT_EQ(t.exited.load(), 2);
 }
 
 }  // namespace
