@@ -17,6 +17,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// A frame that only sleeps (the S3 sleeper: the coroutine's two pointers,
+// its promise and this awaiter) must fit a 128-byte block of the frame
+// allocator; one byte more and every sleeping task takes 192.
+static_assert(sizeof(sleep_awaiter) <= 64, "sleep_awaiter grew: S3's sleeping frame no longer fits 128 bytes");
+
 class SleepBothFlavors : public ::testing::TestWithParam<bool> {
  protected:
   runtime make() const {

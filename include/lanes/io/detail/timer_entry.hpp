@@ -1,8 +1,8 @@
 // timer_entry: one pending timer, embedded in the awaiter that waits on it
 // (so registering a timer allocates nothing). The timer wheel links it into
-// a slot's list. Every field is guarded by the wheel's lock; the firing
-// thread moves the waker out under the lock and never touches the entry
-// again, so the awaiter may be destroyed as soon as it is woken.
+// a slot's list. Every field but `fired` is guarded by the wheel's lock;
+// the firing thread moves the waker out under the lock and never touches
+// the entry again, so the awaiter may be destroyed as soon as it is woken.
 //
 // `linked` is also read without the lock: firing clears it (release) as its
 // very last touch of the entry, so an owner that reads false (acquire)
@@ -25,6 +25,10 @@ struct timer_entry {
   std::uint8_t level = 0;
   std::uint8_t slot = 0;
   std::atomic<bool> linked{false};  // in the wheel
+  // Not the wheel's: timer_registration's "its wake was sent since armed",
+  // kept in this padding so that a sleeping frame fits a 128-byte block of
+  // the frame allocator rather than a 192-byte one (S3: bytes per task).
+  bool fired = false;
 };
 
 }  // namespace lanes::detail

@@ -21,27 +21,26 @@ class timer_registration {
   // Arms a timer that wakes `self` (the running task) at `deadline`. A
   // deadline already past wakes it at once (it yields once).
   void arm(task_header& self, std::chrono::steady_clock::time_point deadline) {
-    fired_ = false;
+    entry_.fired = false;
     entry_.to_wake = self.make_waker();
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
     if (timer_register(*self.owner(), entry_, ns < 0 ? 0 : static_cast<std::uint64_t>(ns))) {
       owner_ = self.owner();
     } else {
-      fired_ = true;
+      entry_.fired = true;
       static_cast<waker&&>(entry_.to_wake).wake();
     }
   }
   // Removes the timer if it is still pending; true when it had fired (its
   // wake was sent) since the last arm().
   bool disarm() noexcept {
-    if (owner_ != nullptr && !timer_cancel(*owner_, entry_)) fired_ = true;
+    if (owner_ != nullptr && !timer_cancel(*owner_, entry_)) entry_.fired = true;
     owner_ = nullptr;
-    return fired_;
+    return entry_.fired;
   }
 
  private:
   scheduler* owner_ = nullptr;  // set while armed
-  bool fired_ = false;
   timer_entry entry_;
 };
 
