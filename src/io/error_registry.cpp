@@ -62,7 +62,8 @@ void print_unhandled(std::exception_ptr error, const task_info& info) noexcept {
                static_cast<unsigned>(info.spawned_at.line()), what.c_str());
 }
 
-void task_header::mark_error_observed() noexcept {
+void task_header::mark_result_taken() noexcept {
+  result_taken_ = true;
   if (!error_) return;
   std::lock_guard lock(registry_mutex());
   if (owner_ != nullptr) unlink(*this, owner_->unobserved_errors());

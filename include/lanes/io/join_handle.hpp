@@ -82,12 +82,11 @@ class join_handle {
   join_handle() noexcept = default;
   explicit join_handle(detail::spawned_task<T>* task) noexcept : task_(task) {}
   join_handle(join_handle&& other) noexcept
-      : task_(std::exchange(other.task_, nullptr)), taken_(std::exchange(other.taken_, false)) {}
+      : task_(std::exchange(other.task_, nullptr)) {}
   join_handle& operator=(join_handle&& other) noexcept {
     if (this != &other) {
       release();
       task_ = std::exchange(other.task_, nullptr);
-      taken_ = std::exchange(other.taken_, false);
     }
     return *this;
   }
@@ -114,8 +113,7 @@ class join_handle {
 
   // For block_on: the result of a task known to be complete.
   T take_completed_result() {
-    taken_ = true;
-    task_->mark_error_observed();
+    task_->mark_result_taken();
     return task_->get_result();
   }
   detail::task_header* header() const noexcept { return task_; }
@@ -165,7 +163,7 @@ class join_handle {
     // nothing reads it after; a handle that took the result knows that has
     // happened, so it only drops its reference (one atomic operation fewer
     // per spawn + await).
-    if (!taken_) {
+    if (!task_->result_taken()) {
       const auto before = task_->drop_join_interest();
       if ((before & detail::task_state::complete) != 0) task_->report_unobserved_error();
     }
@@ -173,8 +171,7 @@ class join_handle {
     task_ = nullptr;
   }
 
-  detail::spawned_task<T>* task_ = nullptr;
-  bool taken_ = false;
+  detail::spawned_task<T>* task_ = nullptr;  // one pointer: a vector of handles is a vector of pointers
 };
 
 }  // namespace lanes

@@ -168,8 +168,10 @@ class task_header {
   // The join_handle was dropped after completion without taking the result:
   // a failure goes to the runtime's handler (or stderr if the runtime is gone).
   void report_unobserved_error() noexcept;
-  // The join_handle took the result: the failure was observed.
-  void mark_error_observed() noexcept;
+  // The join_handle took the result (so a failure was observed). Only the
+  // handle's owner reads or writes the flag.
+  void mark_result_taken() noexcept;
+  bool result_taken() const noexcept { return result_taken_; }
 
   const char* name() const noexcept { return name_; }
   const lanes::source_location& spawned_at() const noexcept { return spawned_at_; }
@@ -217,12 +219,13 @@ class task_header {
 
  private:
   bool cancelled_result_ = false;
+  bool result_taken_ = false;  // see mark_result_taken()
   std::uint8_t race_tag_ = 0;  // the tag make_waker() adds (0: none); race.hpp
   std::uint8_t spare_refs_ = 0;  // see grant_spare_refs()
+  std::uint8_t race_bits_used_ = 0;  // at most max_race_bits
   // The suspension generation race_bits_used_ counts for (generations are
   // multiples of 256 below 2^32, so the initial ~0 matches none).
   std::uint32_t race_generation_ = ~std::uint32_t{0};
-  unsigned race_bits_used_ = 0;
 
  protected:
   virtual ~task_header() = default;
