@@ -36,9 +36,9 @@ int checked(int result, const char* call) {
   return result;
 }
 
-void watch(int epoll_fd, int fd, std::uint64_t tag) {
+void watch(int epoll_fd, int fd, std::uint64_t tag, std::uint32_t extra_events = 0) {
   epoll_event ev{};
-  ev.events = EPOLLIN;
+  ev.events = EPOLLIN | extra_events;
   ev.data.u64 = tag;
   checked(::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev), "epoll_ctl");
 }
@@ -61,7 +61,12 @@ driver::driver() {
   try {
     event_fd_ = checked(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd");
     timer_fd_ = checked(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), "timerfd_create");
-    watch(epoll_fd_, event_fd_, event_tag);
+    // Edge-triggered: every write to the eventfd is an edge (the kernel
+    // wakes epoll on each write, whatever the count), so the woken worker
+    // never reads it - one system call fewer on the wake-up path, and the
+    // one a woken worker made before it could run anything. The count only
+    // grows; unpark() resets it in the 2^64 case.
+    watch(epoll_fd_, event_fd_, event_tag, EPOLLET);
     watch(epoll_fd_, timer_fd_, timer_tag);
   } catch (...) {
     if (timer_fd_ >= 0) ::close(timer_fd_);
@@ -93,7 +98,6 @@ void driver::park(std::uint64_t deadline_ns, bool block) {
   } while (n < 0 && errno == EINTR);
   parked_deadline_.store(0, std::memory_order_release);
   for (int i = 0; i < n; ++i) {
-    if (events[i].data.u64 == event_tag) drain(event_fd_);
     if (events[i].data.u64 == timer_tag) {
       drain(timer_fd_);
       armed_ns_ = 0;  // fired: disarmed
@@ -185,7 +189,10 @@ void driver::dispatch_fd_event(std::uint64_t key, std::uint32_t events) noexcept
 
 void driver::unpark() noexcept {
   const std::uint64_t one = 1;
-  [[maybe_unused]] const auto n = ::write(event_fd_, &one, sizeof one);
+  if (::write(event_fd_, &one, sizeof one) < 0 && errno == EAGAIN) {
+    drain(event_fd_);  // the count reached its maximum (never read: see the constructor)
+    [[maybe_unused]] const auto n = ::write(event_fd_, &one, sizeof one);
+  }
 }
 
 }  // namespace lanes::detail

@@ -260,6 +260,38 @@ TEST(Runtime, DestroyedRightAfterAForeignWake) {
   }
 }
 
+// The driver's eventfd is edge-triggered and never read (driver.cpp): every
+// write must still wake the worker parked in epoll, however many came
+// before. One worker, parked between wakes (20 us apart); each wake comes
+// from a foreign thread and is waited for with a deadline, so a lost one
+// fails here instead of hanging.
+TEST(Runtime, EveryForeignWakeReachesAWorkerParkedInTheDriver) {
+  auto rt = multi(1);
+  constexpr int wakes = 2000;
+  std::vector<oneshot_sender<int>> senders;
+  std::vector<oneshot_receiver<int>> receivers;
+  for (int i = 0; i < wakes; ++i) {
+    auto [tx, rx] = oneshot<int>();
+    senders.push_back(std::move(tx));
+    receivers.push_back(std::move(rx));
+  }
+  std::atomic<int> acked{0};
+  auto consumer = rt.spawn([](std::vector<oneshot_receiver<int>>& rxs, std::atomic<int>& acked) -> task<void> {
+    for (auto& rx : rxs) acked.store((co_await rx).value() + 1, std::memory_order_release);
+  }(receivers, acked));
+  for (int i = 0; i < wakes; ++i) {
+    std::this_thread::sleep_for(std::chrono::microseconds(20));  // the worker parks
+    (void)std::move(senders[static_cast<std::size_t>(i)]).send(i);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (acked.load(std::memory_order_acquire) != i + 1 && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::yield();
+    }
+    ASSERT_EQ(acked.load(), i + 1) << "wake " << i << " was lost";
+  }
+  rt.block_on([](join_handle<void>& h) -> task<void> { co_await h; }(consumer));
+  EXPECT_GT(rt.metrics().per_worker.at(0).parks, 0U);
+}
+
 TEST(Runtime, MetricsCountWork) {
   auto rt = multi(2);
   rt.block_on(spawn_and_join(500));
