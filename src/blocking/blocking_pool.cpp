@@ -93,7 +93,11 @@ bool blocking_pool::submit(detail::blocking_job job) {
   if (state_->shutting_down) return false;
   state_->queue.push_back(std::move(job));
   if (state_->idle >= state_->queue.size()) {
-    state_->work_ready.notify_one();  // an idle thread is free for it
+    // An idle thread is free for it. Signalled after unlocking: a thread
+    // woken while the mutex is still held would only block on it and need
+    // a second wake-up (each one costs microseconds on a VM).
+    lock.unlock();
+    state_->work_ready.notify_one();
   } else if (state_->threads < state_->opts.max_threads) {
     state_->spawn_thread_locked();
   }
