@@ -7,8 +7,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
+#include <random>
 #include <thread>
+#include <vector>
 
 #include <lanes/blocking/spawn_blocking.hpp>
 
@@ -55,6 +58,35 @@ TEST(BlockingPool, IdleThreadsRetire) {
   EXPECT_GE(pool.metrics().threads_peak, 1U);
   wait_until([&] { return pool.metrics().threads == 0; });
   EXPECT_EQ(pool.metrics().threads, 0U);
+}
+
+// Idle threads retire at once here (keep-alive 0), so submissions keep
+// meeting threads that are just giving up, waking, or gone. Every job must
+// run exactly once, none may be left queued with no thread coming for it,
+// and the cap holds.
+TEST(BlockingPool, JobsFromManyThreadsMeetingRetiringThreadsEachRunOnce) {
+  blocking_pool pool({.max_threads = 3, .keep_alive = 0ms, .thread_name = "lanes-blocking", .shutdown_timeout = {}});
+  constexpr int submitters = 4;
+  constexpr int per_submitter = 1000;
+  std::vector<std::atomic<int>> runs(submitters * per_submitter);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < submitters; ++t) {
+    threads.emplace_back([&pool, &runs, t] {
+      std::minstd_rand rng(static_cast<unsigned>(t) + 1);
+      for (int i = 0; i < per_submitter; ++i) {
+        auto& slot = runs[static_cast<std::size_t>(t * per_submitter + i)];
+        ASSERT_TRUE(pool.submit(detail::blocking_job([&slot] { slot.fetch_add(1); }, nullptr, source_location::current())));
+        // Every fourth job a pause, in which the pool's threads retire.
+        if (i % 4 == 3) std::this_thread::sleep_for(std::chrono::microseconds(850 + rng() % 300));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  wait_until([&] { return pool.metrics().jobs_completed == runs.size(); }, 30'000ms);
+  EXPECT_EQ(pool.metrics().jobs_completed, runs.size());
+  EXPECT_EQ(pool.metrics().queue_depth, 0U);
+  for (std::size_t i = 0; i < runs.size(); ++i) ASSERT_EQ(runs[i].load(), 1) << "job " << i;
+  EXPECT_LE(pool.metrics().threads_peak, 3U);
 }
 
 TEST(BlockingPool, ThreadsAreNamed) {
