@@ -85,6 +85,7 @@ std::uint64_t monotonic_now_ns() noexcept { return monotonic_ns(); }
 
 scheduler::scheduler(scheduler_options options)
     : current_thread_(options.current_thread),
+      publish_polls_(options.stall_threshold.count() > 0),
       thread_name_(std::move(options.thread_name)),
       handler_(std::move(options.on_unhandled)),
 
@@ -451,19 +452,23 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   task->grant_spare_refs();
 
   const std::uint64_t started = w.clock_ticks;  // see run_worker
-  // Published for the stall detector (see the protocol in stall_monitor.hpp).
-  const auto& where = task->spawned_at();
-  w.current.name.store(task->name(), std::memory_order_relaxed);
-  w.current.file.store(where.file_name(), std::memory_order_relaxed);
-  w.current.function.store(where.function_name(), std::memory_order_relaxed);
-  w.current.line.store(where.line(), std::memory_order_relaxed);
-  w.current.started_ticks.store(started, std::memory_order_release);
+  if (publish_polls_) {
+    // For the stall detector (see the protocol in stall_monitor.hpp); off
+    // by default, and then these six stores are not made (S4: two polls per
+    // spawn + await).
+    const auto& where = task->spawned_at();
+    w.current.name.store(task->name(), std::memory_order_relaxed);
+    w.current.file.store(where.file_name(), std::memory_order_relaxed);
+    w.current.function.store(where.function_name(), std::memory_order_relaxed);
+    w.current.line.store(where.line(), std::memory_order_relaxed);
+    w.current.started_ticks.store(started, std::memory_order_release);
+  }
   tls_task = task;
   task->resume_point().resume();
   tls_task = nullptr;
   w.clock_ticks = cycle_clock::now();
   const std::uint64_t took = w.clock_ticks - started;
-  w.current.started_ticks.store(0, std::memory_order_release);
+  if (publish_polls_) w.current.started_ticks.store(0, std::memory_order_release);
   w.polls.store(w.polls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // only we write it
   w.busy_ticks.store(w.busy_ticks.load(std::memory_order_relaxed) + took, std::memory_order_relaxed);
   store_max(w.longest_poll_ticks, took);

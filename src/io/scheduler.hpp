@@ -152,6 +152,10 @@ class scheduler {
   std::uint64_t ns_of(std::uint64_t tick) const noexcept;
 
   const bool current_thread_;
+  // The stall detector is on: polls publish what they run (worker::current).
+  // Fixed at construction (stall_monitor_ itself is reset at shutdown while
+  // workers still run).
+  const bool publish_polls_;
   const std::string thread_name_;
   unhandled_exception_handler handler_;
   std::vector<std::unique_ptr<worker>> workers_;
