@@ -1,6 +1,5 @@
 #include "react/react_thread_state.hpp"
 
-#include <algorithm>
 #include <bit>
 #include <cstdio>
 
@@ -25,13 +24,26 @@ struct totals {
 }  // namespace
 
 // What the wait strategy sees: the live inputs, stop, and the parker.
+// ready() spins on each input's empty_watch, taken when the idle spell
+// began (watch()): plain loads, no virtual call per spin - with one, the
+// slot prefetch stopped overlapping the tail's miss and a wake-up cost
+// ~130 ns more across cores (S8, 2-vCPU VM).
 class react_thread_state::idle final : public idle_context {
  public:
-  idle(react_thread_state& owner, std::vector<react_input*>& live) : owner_(owner), live_(live) {}
+  idle(react_thread_state& owner, std::vector<react_input*>& live) : owner_(owner), live_(live) {
+    watches_.reserve(live.size());  // watch() never allocates on the hot path
+  }
+
+  // Before each idle spell: where every input stands now.
+  void watch() {
+    watches_.clear();
+    for (react_input* in : live_) watches_.push_back(in->watch());
+  }
 
   bool ready() override {
-    if (owner_.stop_.load(std::memory_order_relaxed)) return true;
-    return std::any_of(live_.begin(), live_.end(), [](react_input* in) { return in->has_items() || in->closed(); });
+    for (const empty_watch& w : watches_)
+      if (w.ready()) return true;
+    return owner_.stop_.load(std::memory_order_relaxed);
   }
 
   void park() override {
@@ -59,6 +71,7 @@ class react_thread_state::idle final : public idle_context {
  private:
   react_thread_state& owner_;
   std::vector<react_input*>& live_;
+  std::vector<empty_watch> watches_;
 };
 
 react_thread_state::react_thread_state(react_settings settings, lanes::detail::core_reservation core,
@@ -137,6 +150,7 @@ void react_thread_state::loop() {
     if (live.empty()) break;
     ++t.idle_spells;
     idle_spells_.store(t.idle_spells, std::memory_order_relaxed);
+    waiting.watch();
     strategy.wait(waiting);
     const std::uint64_t woke = lanes::detail::cycle_clock::now();
     t.waiting_ticks += woke - mark;

@@ -78,7 +78,8 @@ class react_input {
   virtual ~react_input() = default;
   // Runs the handler on up to `max` items in place, then frees their slots.
   virtual std::size_t poll(std::size_t max, handler_error_sink& errors) = 0;
-  virtual bool has_items() = 0;
+  // What to spin on while it is empty (valid until the next poll).
+  virtual empty_watch watch() = 0;
   // The producer is gone and everything it sent was handled.
   virtual bool closed() = 0;
   virtual bool may_park() const noexcept = 0;
@@ -111,7 +112,7 @@ class ring_input final : public react_input {
     }
     return n;
   }
-  bool has_items() override { return !rx_.empty(); }
+  empty_watch watch() override { return rx_.watch(); }
   bool closed() override { return rx_.producer_gone() && rx_.empty(); }
   bool may_park() const noexcept override { return rx_.options().consumer_may_park; }
   bool arm(wake_target target) override { return rx_.arm_wait_for_items(target); }
