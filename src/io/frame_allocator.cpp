@@ -105,16 +105,36 @@ class chunk_carver {
   std::size_t chunk_bytes_ = first_chunk_bytes;
 };
 
+class thread_cache;
+
+// The calling thread's cache once a slow path has made it (null before,
+// and again once it is destroyed). A plain pointer: reading it needs no
+// lazy-initialisation check, so the fast paths below make no call and save
+// no registers (callgrind, S4: ~40 instructions fewer per spawn + await).
+thread_local constinit thread_cache* current_cache = nullptr;
+thread_local constinit bool cache_gone = false;  // this thread's cache was destroyed (thread exit)
+
 class thread_cache {
  public:
   thread_cache() = default;
   thread_cache(const thread_cache&) = delete;
   thread_cache& operator=(const thread_cache&) = delete;
   ~thread_cache() {
+    current_cache = nullptr;
+    cache_gone = true;
     shared_pool& pool = shared();
     std::lock_guard lock(pool.mutex);
     for (std::size_t c = 0; c < classes; ++c) pool.lists[c].take(lists_[c], lists_[c].count);
   }
+
+  // The fast paths: a list pop and push, or null / false for the slow path.
+  free_block* try_pop(std::size_t c) noexcept { return lists_[c].pop(); }
+  bool try_push(std::size_t c, void* block) noexcept {
+    if (lists_[c].count >= max_cached) return false;
+    lists_[c].push(static_cast<free_block*>(block));
+    return true;
+  }
+
   void* allocate(std::size_t c) {
     if (free_block* b = lists_[c].pop()) return b;
     {
@@ -139,31 +159,58 @@ class thread_cache {
   chunk_carver carver_;
 };
 
+// Made on a thread's first slow path; its destructor (thread exit) hands
+// its blocks to the shared pool.
 thread_local thread_cache cache;
 
 std::size_t class_of(std::size_t size) noexcept { return (size + step - 1) / step - 1; }
+
+[[gnu::noinline]] void* allocate_slow(std::size_t size) {
+  const std::size_t c = class_of(size);
+  if (!sanitized_build && c < classes && !cache_gone) {
+    current_cache = &cache;
+    return cache.allocate(c);
+  }
+  return ::operator new((c + 1) * step);
+}
+
+[[gnu::noinline]] void free_slow(void* block, std::size_t size) noexcept {
+  const std::size_t c = class_of(size);
+  if (!sanitized_build && c < classes) {
+    if (!cache_gone) {
+      current_cache = &cache;
+      cache.release(c, block);
+      return;
+    }
+    // A frame freed while this thread exits, after its cache went.
+    shared_pool& pool = shared();
+    std::lock_guard lock(pool.mutex);
+    pool.lists[c].push(static_cast<free_block*>(block));
+    return;
+  }
+  ::operator delete(block);
+}
 
 }  // namespace
 
 bool frame_cache_enabled() noexcept { return !sanitized_build; }
 
 void* allocate_frame(std::size_t size) {
-  const std::size_t c = class_of(size);
   if constexpr (!sanitized_build) {
-    if (c < classes) return cache.allocate(c);
+    const std::size_t c = class_of(size);
+    if (thread_cache* tc = current_cache; tc != nullptr && c < classes) {
+      if (void* block = tc->try_pop(c)) return block;
+    }
   }
-  return ::operator new((c + 1) * step);
+  return allocate_slow(size);
 }
 
 void free_frame(void* block, std::size_t size) noexcept {
-  const std::size_t c = class_of(size);
   if constexpr (!sanitized_build) {
-    if (c < classes) {
-      cache.release(c, block);
-      return;
-    }
+    const std::size_t c = class_of(size);
+    if (thread_cache* tc = current_cache; tc != nullptr && c < classes && tc->try_push(c, block)) return;
   }
-  ::operator delete(block);
+  free_slow(block, size);
 }
 
 }  // namespace lanes::detail
