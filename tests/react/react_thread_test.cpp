@@ -120,6 +120,28 @@ TEST(ReactThread, ServesSeveralInputsOfDifferentTypes) {
   EXPECT_EQ(m.ring_high_water.size(), 2U);
 }
 
+TEST(ReactThread, ASpinningThreadKeepsServingOneInputAfterAnotherCloses) {
+  auto first = spsc_ring<int>::make(8);
+  auto second = spsc_ring<int>::make(8);
+  std::atomic<int> from_first{0};
+  std::atomic<int> from_second{0};
+  auto thread = react_thread::builder()
+                    .unpinned()
+                    .wait(lanes::react::busy_spin{})
+                    .input(std::move(first.consumer), [&](int&) { from_first.fetch_add(1); })
+                    .input(std::move(second.consumer), [&](int&) { from_second.fetch_add(1); })
+                    .start();
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(lanes::react::push_wait(first.producer, i, lanes::react::spin_then_yield(100)));
+  first.producer = {};  // closes while the thread spins on both
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(lanes::react::push_wait(second.producer, i, lanes::react::spin_then_yield(100)));
+  while (from_second.load() != 100) std::this_thread::yield();
+  EXPECT_TRUE(thread.running()) << "one input is still open";
+  EXPECT_EQ(from_first.load(), 100);
+  second.producer = {};
+  thread.join();
+  EXPECT_EQ(thread.metrics().items_handled, 200U);
+}
+
 TEST(ReactThread, AThrowingHandlerLosesOnlyThatItem) {
   auto ring = spsc_ring<std::uint64_t>::make(64, parkable);
   std::uint64_t handled_even = 0;

@@ -194,4 +194,27 @@ TEST(SpscRing, AnArmedProducerIsWokenWhenSpaceFrees) {
   EXPECT_TRUE(tx.try_push(3));
 }
 
+TEST(SpscRing, AnEmptyWatchSeesTheNextItemAndTheProducerLeaving) {
+  auto made = spsc_ring<int>::make(64);  // slots go back every 4 items
+  auto rx = std::move(made.consumer);
+  auto tx = std::make_unique<lanes::react::ring_producer<int>>(std::move(made.producer));
+  ASSERT_TRUE(tx->try_push(1));
+  ASSERT_TRUE(tx->try_push(2));
+  EXPECT_EQ(rx.try_pop(), 1);
+  EXPECT_EQ(rx.try_pop(), 2);
+  EXPECT_EQ(tx->free_slots(), 62u) << "freed slots are handed back in batches, not yet";
+  const auto watch = rx.watch();
+  EXPECT_EQ(tx->free_slots(), 64u) << "watch() hands freed slots back: the producer may be waiting for them";
+  EXPECT_FALSE(watch.ready()) << "nothing new since the watch was taken";
+  EXPECT_FALSE(watch.ready());
+  ASSERT_TRUE(tx->try_push(3));
+  EXPECT_TRUE(watch.ready()) << "the producer's index moved past the consumer";
+  EXPECT_EQ(rx.try_pop(), 3);
+  const auto after = rx.watch();
+  EXPECT_FALSE(after.ready());
+  tx.reset();
+  EXPECT_TRUE(after.ready()) << "a producer that left ends the wait too";
+  EXPECT_TRUE(rx.empty());
+}
+
 }  // namespace
