@@ -136,7 +136,7 @@ class thread_cache {
   }
 
   void* allocate(std::size_t c) {
-    if (free_block* b = lists_[c].pop()) return b;
+    if (free_block* b = try_pop(c)) return b;
     {
       shared_pool& pool = shared();
       std::lock_guard lock(pool.mutex);
@@ -146,7 +146,8 @@ class thread_cache {
     return carver_.carve((c + 1) * step);
   }
   void release(std::size_t c, void* block) noexcept {
-    if (lists_[c].count >= max_cached) {
+    if (try_push(c, block)) return;
+    {
       shared_pool& pool = shared();
       std::lock_guard lock(pool.mutex);
       pool.lists[c].take(lists_[c], batch);
