@@ -5,9 +5,9 @@
 // another thread than the one that allocated it joins that thread's lists;
 // each list holds at most `max_cached` blocks, past which half moves to a
 // shared pool, as do all of a thread's blocks when it exits. New blocks are
-// carved from per-thread chunks (64 KiB growing to 2 MiB) mapped already
-// populated: page faults are what made spawning 100,000 tasks slow
-// (src/io/frame_allocator.cpp). Memory once used for frames stays with the
+// carved from per-thread chunks (64 KiB growing to 2 MiB, the largest in
+// transparent huge pages) mapped already populated: page faults are what
+// made spawning 100,000 tasks slow (src/io/frame_allocator.cpp). Memory once used for frames stays with the
 // allocator. Blocks over 1 KiB use the system allocator. Sanitizer builds
 // bypass all of it so that use-after-free stays visible.
 #pragma once
