@@ -36,15 +36,29 @@ class inject_queue {
     closed_ = true;
   }
   task_header* pop() noexcept {
+    std::size_t count = 0;
+    return pop_chain(1, count);
+  }
+  // Takes up to `max` (at least one) tasks from the front under one lock:
+  // returns the first, the others follow it through queue_next (the last
+  // one's is null), and `count` says how many there are.
+  task_header* pop_chain(std::size_t max, std::size_t& count) noexcept {
+    count = 0;
     if (empty()) return nullptr;
     std::lock_guard lock(mutex_);
-    task_header* task = head_;
-    if (task == nullptr) return nullptr;
-    head_ = task->queue_next;
+    task_header* first = head_;
+    if (first == nullptr) return nullptr;
+    task_header* last = first;
+    count = 1;
+    while (count < max && last->queue_next != nullptr) {
+      last = last->queue_next;
+      ++count;
+    }
+    head_ = last->queue_next;
     if (head_ == nullptr) tail_ = nullptr;
-    task->queue_next = nullptr;
-    length_.store(length_.load(std::memory_order_relaxed) - 1, std::memory_order_release);
-    return task;
+    last->queue_next = nullptr;
+    length_.store(length_.load(std::memory_order_relaxed) - count, std::memory_order_release);
+    return first;
   }
   bool empty() const noexcept { return length_.load(std::memory_order_acquire) == 0; }
   std::size_t size() const noexcept { return length_.load(std::memory_order_acquire); }

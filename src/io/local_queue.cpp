@@ -34,6 +34,24 @@ void local_queue::push_back(task_header* task, inject_queue& overflow) noexcept 
   }
 }
 
+std::uint32_t local_queue::room() const noexcept {
+  const auto steal = steal_of(head_.load(std::memory_order_acquire));
+  return capacity - (tail_.load(std::memory_order_relaxed) - steal);
+}
+
+void local_queue::push_chain(task_header* first, std::uint32_t count) noexcept {
+  // The chain is ours alone until the tail store publishes it: a task that
+  // a stealer could take may be pushed on the global queue again, which
+  // rewrites its queue_next, so every link is read before that store.
+  const auto tail = tail_.load(std::memory_order_relaxed);  // only we write it
+  task_header* task = first;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    slots_[(tail + i) & mask].store(task, std::memory_order_relaxed);
+    task = task->queue_next;
+  }
+  tail_.store(tail + count, std::memory_order_release);  // publishes the slots to stealers
+}
+
 bool local_queue::push_overflow(task_header* task, std::uint32_t head, inject_queue& overflow) noexcept {
   constexpr std::uint32_t half = capacity / 2;
   // Claim the oldest half, as a stealer would, by moving both indices.

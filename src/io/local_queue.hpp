@@ -34,6 +34,11 @@ class local_queue {
 
   // Owner only. When full, moves half the queue plus `task` to `overflow`.
   void push_back(task_header* task, inject_queue& overflow) noexcept;
+  // Owner only: how many tasks push_back could take now without overflowing.
+  std::uint32_t room() const noexcept;
+  // Owner only, with at most room() tasks: appends the chain starting at
+  // `first` (linked through queue_next), published with one tail store.
+  void push_chain(task_header* first, std::uint32_t count) noexcept;
   // Owner only.
   task_header* pop() noexcept;
   // Owner only, and only where no other worker exists to steal (a runtime

@@ -372,7 +372,22 @@ task_header* scheduler::next_task(worker& w) noexcept {
   if (task_header* t = take_lifo(w)) return t;
   if (task_header* t = w.pinned.pop()) return t;
   if (task_header* t = alone() ? w.queue.pop_unshared() : w.queue.pop()) return t;
-  return inject_.pop();
+  return take_from_global(w);
+}
+
+// Tokio's batch from the global queue: a worker whose own queue ran dry
+// moves its share of the global queue into it (at most half its capacity)
+// under one lock, instead of one lock per task. The share keeps one worker
+// from taking everything while the others look (S3: 100,000 spawned tasks
+// overflow to the global queue and were taken one lock at a time).
+task_header* scheduler::take_from_global(worker& w) noexcept {
+  if (inject_.empty()) return nullptr;
+  const std::size_t share = inject_.size() / workers_.size() + 1;
+  const std::size_t room = std::min<std::size_t>(w.queue.room(), local_queue::capacity / 2);
+  std::size_t count = 0;
+  task_header* first = inject_.pop_chain(std::max<std::size_t>(1, std::min(share, room + 1)), count);
+  if (count > 1) w.queue.push_chain(first->queue_next, static_cast<std::uint32_t>(count - 1));
+  return first;
 }
 
 task_header* scheduler::search(worker& w) noexcept {
@@ -392,7 +407,7 @@ task_header* scheduler::search(worker& w) noexcept {
       if (found != nullptr) w.steals.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  if (found == nullptr) found = inject_.pop();
+  if (found == nullptr) found = take_from_global(w);
   if (found != nullptr && w.searching) {
     w.searching = false;
     // The last searcher found work: there may be more, keep someone looking.

@@ -119,6 +119,7 @@ class scheduler {
   task_header* take_lifo(worker& w) noexcept;
   task_header* put_lifo(worker& w, task_header& task) noexcept;  // returns what was there
   task_header* search(worker& w) noexcept;
+  task_header* take_from_global(worker& w) noexcept;
   void run(worker& w, task_header* task) noexcept;
   void run_one(worker& w, task_header* task) noexcept;
   // Publishes COMPLETE, wakes the joiner, drops the running reference, the

@@ -9,33 +9,85 @@ namespace lanes::detail {
 
 namespace {
 
-constexpr int bits_per_level = 6;
+constexpr int level0_bits = timer_wheel::level0_bits;
+constexpr int upper_bits = timer_wheel::upper_bits;
+
+// Where level `lvl`'s slots start in a tick's bits, and how many bits pick one.
+constexpr int shift_of(int lvl) noexcept { return lvl == 0 ? 0 : level0_bits + (lvl - 1) * upper_bits; }
+constexpr int bits_of(int lvl) noexcept { return lvl == 0 ? level0_bits : upper_bits; }
+static_assert(shift_of(timer_wheel::levels - 1) + upper_bits == 60, "the levels cover the scheduler's 2^60 ticks");
 
 // The level whose window separates `elapsed` from `deadline`: the highest
-// 6-bit group in which they differ.
+// bit group in which they differ.
 int level_for(std::uint64_t elapsed, std::uint64_t deadline) noexcept {
-  const std::uint64_t significant = (elapsed ^ deadline) | (timer_wheel::slots_per_level - 1);
-  const int bit = 63 - std::countl_zero(significant);
-  const int level = bit / bits_per_level;
-  return level < timer_wheel::levels ? level : timer_wheel::levels - 1;
+  const std::uint64_t differ = elapsed ^ deadline;
+  if (differ < (std::uint64_t{1} << level0_bits)) return 0;
+  const int bit = 63 - std::countl_zero(differ);
+  const int lvl = 1 + (bit - level0_bits) / upper_bits;
+  return lvl < timer_wheel::levels ? lvl : timer_wheel::levels - 1;
 }
 
-int slot_for(std::uint64_t deadline, int level) noexcept {
-  return static_cast<int>((deadline >> (level * bits_per_level)) & (timer_wheel::slots_per_level - 1));
+int slot_for(std::uint64_t deadline, int lvl) noexcept {
+  return static_cast<int>((deadline >> shift_of(lvl)) & ((std::uint64_t{1} << bits_of(lvl)) - 1));
 }
 
 }  // namespace
 
+template <int Bits>
+void timer_wheel::level<Bits>::mark(int slot) noexcept {
+  const int w = slot / 64;
+  occupied[static_cast<std::size_t>(w)] |= std::uint64_t{1} << (slot % 64);
+  summary |= std::uint64_t{1} << w;
+}
+
+template <int Bits>
+void timer_wheel::level<Bits>::unmark(int slot) noexcept {
+  const int w = slot / 64;
+  auto& word = occupied[static_cast<std::size_t>(w)];
+  word &= ~(std::uint64_t{1} << (slot % 64));
+  if (word == 0) summary &= ~(std::uint64_t{1} << w);
+}
+
+template <int Bits>
+int timer_wheel::level<Bits>::first_occupied_from(int from) const noexcept {
+  if (summary == 0) return -1;
+  const int w = from / 64;
+  // The rest of `from`'s word, then the words after it, then wrap around
+  // to the first occupied word (which may be `from`'s, below `from`).
+  const std::uint64_t here = occupied[static_cast<std::size_t>(w)] & (~std::uint64_t{0} << (from % 64));
+  if (here != 0) return w * 64 + std::countr_zero(here);
+  const std::uint64_t later = w == 63 ? 0 : summary & (~std::uint64_t{0} << (w + 1));
+  const int next_word = std::countr_zero(later != 0 ? later : summary);
+  return next_word * 64 + std::countr_zero(occupied[static_cast<std::size_t>(next_word)]);
+}
+
+timer_entry*& timer_wheel::head(int lvl, int slot) noexcept {
+  return lvl == 0 ? level0_.heads[static_cast<std::size_t>(slot)]
+                  : upper_[static_cast<std::size_t>(lvl - 1)].heads[static_cast<std::size_t>(slot)];
+}
+
+void timer_wheel::unmark(int lvl, int slot) noexcept {
+  if (lvl == 0) {
+    level0_.unmark(slot);
+  } else {
+    upper_[static_cast<std::size_t>(lvl - 1)].unmark(slot);
+  }
+}
+
 void timer_wheel::link(timer_entry& entry, int lvl, int slot) noexcept {
-  auto& list = levels_[lvl].slots[slot];
+  timer_entry*& list = head(lvl, slot);
   entry.prev = nullptr;
-  entry.next = list.head;
-  if (list.head != nullptr) list.head->prev = &entry;
-  list.head = &entry;
+  entry.next = list;
+  if (list != nullptr) list->prev = &entry;
+  list = &entry;
   entry.level = static_cast<std::uint8_t>(lvl);
-  entry.slot = static_cast<std::uint8_t>(slot);
+  entry.slot = static_cast<std::uint16_t>(slot);
   entry.linked.store(true, std::memory_order_relaxed);
-  levels_[lvl].occupied |= std::uint64_t{1} << slot;
+  if (lvl == 0) {
+    level0_.mark(slot);
+  } else {
+    upper_[static_cast<std::size_t>(lvl - 1)].mark(slot);
+  }
 }
 
 bool timer_wheel::insert(timer_entry& entry) noexcept {
@@ -48,15 +100,14 @@ bool timer_wheel::insert(timer_entry& entry) noexcept {
 
 void timer_wheel::remove(timer_entry& entry) noexcept {
   if (!entry.linked.load(std::memory_order_relaxed)) return;
-  auto& lvl = levels_[entry.level];
-  auto& list = lvl.slots[entry.slot];
+  timer_entry*& list = head(entry.level, entry.slot);
   if (entry.prev != nullptr) {
     entry.prev->next = entry.next;
   } else {
-    list.head = entry.next;
+    list = entry.next;
   }
   if (entry.next != nullptr) entry.next->prev = entry.prev;
-  if (list.head == nullptr) lvl.occupied &= ~(std::uint64_t{1} << entry.slot);
+  if (list == nullptr) unmark(entry.level, entry.slot);
   entry.prev = entry.next = nullptr;
   entry.linked.store(false, std::memory_order_relaxed);  // the caller owns the entry
   --size_;
@@ -65,15 +116,13 @@ void timer_wheel::remove(timer_entry& entry) noexcept {
 std::optional<timer_wheel::expiration> timer_wheel::next_expiration() const noexcept {
   std::optional<expiration> best;
   for (int lvl = 0; lvl < levels; ++lvl) {
-    const std::uint64_t occupied = levels_[lvl].occupied;
-    if (occupied == 0) continue;
-    const int shift = lvl * bits_per_level;
-    const std::uint64_t slot_range = std::uint64_t{1} << shift;
-    const std::uint64_t level_range = std::uint64_t{1} << (shift + bits_per_level);  // at most 2^60
+    const int shift = shift_of(lvl);
     const int now_slot = slot_for(elapsed_, lvl);
-    // The first occupied slot at or after the current one, wrapping around.
-    const std::uint64_t rotated = std::rotr(occupied, now_slot);
-    const int slot = (now_slot + std::countr_zero(rotated)) % slots_per_level;
+    const int slot = lvl == 0 ? level0_.first_occupied_from(now_slot)
+                              : upper_[static_cast<std::size_t>(lvl - 1)].first_occupied_from(now_slot);
+    if (slot < 0) continue;
+    const std::uint64_t slot_range = std::uint64_t{1} << shift;
+    const std::uint64_t level_range = std::uint64_t{1} << (shift + bits_of(lvl));  // at most 2^60
     const std::uint64_t level_start = elapsed_ & ~(level_range - 1);
     std::uint64_t deadline = level_start + static_cast<std::uint64_t>(slot) * slot_range;
     if (slot < now_slot) deadline += level_range;  // wrapped: the next window
@@ -94,10 +143,10 @@ void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due) {
   while (const auto next = next_expiration()) {
     if (next->deadline > now) break;
     // Take the whole slot, then fire or cascade each entry from the slot's time.
-    auto& lvl = levels_[next->level];
-    timer_entry* entry = lvl.slots[next->slot].head;
-    lvl.slots[next->slot].head = nullptr;
-    lvl.occupied &= ~(std::uint64_t{1} << next->slot);
+    timer_entry*& list = head(next->level, next->slot);
+    timer_entry* entry = list;
+    list = nullptr;
+    unmark(next->level, next->slot);
     if (next->deadline > elapsed_) elapsed_ = next->deadline;
     while (entry != nullptr) {
       timer_entry* following = entry->next;

@@ -1,12 +1,21 @@
-// timer_wheel: a hierarchical timing wheel with 1 us ticks (Tokio's uses
+// timer_wheel: a hierarchical timer wheel with 1 us ticks (Tokio's uses
 // 1 ms; lanes wants timers to fire within 100 us of their deadline).
 //
-// 10 levels of 64 slots: level L slot s holds entries whose deadline falls
-// in the s-th 64^L-tick range of the current 64^(L+1)-tick window. A 64-bit
-// occupancy mask per level finds the next non-empty slot in O(levels), so
-// time passing costs nothing until a slot is due; when a higher-level slot
-// comes due its entries cascade down. Insert and cancel are O(1)
-// (intrusive lists). 64^10 us covers 36 thousand years: no overflow list.
+// Level 0 has 4096 slots of one tick (a 4 ms window); levels 1..8 have 64
+// slots each, level L's slots 2^(12 + 6(L-1)) ticks wide. An entry sits in
+// the level of the highest bit group in which its deadline differs from
+// the wheel's time; when a higher-level slot comes due its entries cascade
+// down. Occupancy bitmaps (with a summary word over level 0's 64 words)
+// find the next non-empty slot in O(levels), so time passing costs nothing
+// until a slot is due. Insert and cancel are O(1) (intrusive lists).
+// 2^60 ticks cover 36 thousand years: no overflow list.
+//
+// Why level 0 is wide: every cascade walks the slot's list, one cache miss
+// per entry (an entry lives in its task's frame), and the walks are
+// pointer chases that nothing can prefetch. With 64 one-tick slots a
+// 100 ms sleep was walked three times (two cascades and the firing: S3's
+// 100,000 sleepers spent ~11 ms of wheel time per run); with 4096 it is
+// walked twice, and a timer under 4 ms is never cascaded.
 //
 // Not thread-safe: the scheduler guards it with one mutex.
 #pragma once
@@ -22,8 +31,9 @@ namespace lanes::detail {
 
 class timer_wheel {
  public:
-  static constexpr int levels = 10;
-  static constexpr int slots_per_level = 64;
+  static constexpr int levels = 9;
+  static constexpr int level0_bits = 12;
+  static constexpr int upper_bits = 6;
 
   // Returns false (and does not link) when the deadline is not after the
   // wheel's current time: the caller fires it at once.
@@ -44,12 +54,19 @@ class timer_wheel {
   std::size_t size() const noexcept { return size_; }
 
  private:
-  struct slot_list {
-    timer_entry* head = nullptr;
-  };
+  // One level's slots (2^Bits of them) and which of them hold entries.
+  template <int Bits>
   struct level {
-    std::uint64_t occupied = 0;
-    std::array<slot_list, slots_per_level> slots{};
+    static constexpr int slots = 1 << Bits;
+    static constexpr int words = slots >= 64 ? slots / 64 : 1;
+    std::uint64_t summary = 0;  // bit w: occupied[w] != 0
+    std::array<std::uint64_t, words> occupied{};
+    std::array<timer_entry*, slots> heads{};
+
+    void mark(int slot) noexcept;
+    void unmark(int slot) noexcept;
+    // The first occupied slot at or after `from`, wrapping around; -1 if none.
+    int first_occupied_from(int from) const noexcept;
   };
   struct expiration {
     int level;
@@ -58,10 +75,13 @@ class timer_wheel {
   };
   std::optional<expiration> next_expiration() const noexcept;
   void link(timer_entry& entry, int level, int slot) noexcept;
+  timer_entry*& head(int level, int slot) noexcept;
+  void unmark(int level, int slot) noexcept;
 
   std::uint64_t elapsed_ = 0;
   std::size_t size_ = 0;
-  std::array<level, levels> levels_{};
+  level<level0_bits> level0_;
+  std::array<level<upper_bits>, levels - 1> upper_;
 };
 
 }  // namespace lanes::detail

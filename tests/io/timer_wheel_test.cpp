@@ -37,8 +37,11 @@ TEST(TimerWheel, RemoveIsImmediate) {
   wheel.remove(a);  // twice is harmless
 }
 
-TEST(TimerWheel, RandomScheduleMatchesModel) {
-  std::mt19937_64 rng(12345);
+// Deadlines from 1 tick to 2^max_magnitude ticks ahead, a random one
+// cancelled per round, time advanced to the next deadline or jumped ahead
+// by up to `max_jump` ticks.
+void check_random_schedule_against_model(std::uint64_t seed, int max_magnitude, std::uint64_t max_jump) {
+  std::mt19937_64 rng(seed);
   timer_wheel wheel;
   struct item {
     timer_entry entry;
@@ -51,7 +54,7 @@ TEST(TimerWheel, RandomScheduleMatchesModel) {
     // Insert a few with deadlines from 1 tick to ~2^30 ticks ahead.
     for (int i = 0; i < 5; ++i) {
       auto it = std::make_unique<item>();
-      const int magnitude = static_cast<int>(rng() % 30);
+      const int magnitude = static_cast<int>(rng() % static_cast<std::uint64_t>(max_magnitude));
       it->entry.deadline_tick = now + 1 + (rng() % (std::uint64_t{1} << magnitude));
       ASSERT_TRUE(wheel.insert(it->entry));
       items.push_back(std::move(it));
@@ -64,7 +67,7 @@ TEST(TimerWheel, RandomScheduleMatchesModel) {
     }
     // Advance to the next deadline, or jump ahead.
     const auto next = wheel.next_deadline();
-    now = (rng() % 3 == 0 || !next) ? now + (rng() % 100000) : std::max(now, *next);
+    now = (rng() % 3 == 0 || !next) ? now + (rng() % max_jump) : std::max(now, *next);
     std::vector<timer_wheel::due_timer> due;
     wheel.advance(now, due);
     EXPECT_TRUE(std::is_sorted(due.begin(), due.end(), [](const auto& a, const auto& b) {
@@ -87,6 +90,14 @@ TEST(TimerWheel, RandomScheduleMatchesModel) {
   std::size_t pending = 0;
   for (auto& it : items) pending += (!it->fired && !it->cancelled) ? 1 : 0;
   EXPECT_EQ(wheel.size(), pending);
+}
+
+TEST(TimerWheel, RandomScheduleMatchesModel) { check_random_schedule_against_model(12345, 30, 100000); }
+
+// Short timers and small steps: level 0's 4096 one-tick slots, its wrap
+// from one 4096-tick window to the next, and the first cascades.
+TEST(TimerWheel, ShortTimersAcrossLevelZeroWindowsMatchModel) {
+  check_random_schedule_against_model(777, 14, 3000);
 }
 
 }  // namespace

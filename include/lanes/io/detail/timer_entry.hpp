@@ -23,8 +23,8 @@ struct timer_entry {
   std::uint64_t deadline_tick = 0;  // microseconds since the runtime's epoch, rounded up
   waker to_wake;
   std::uint8_t level = 0;
-  std::uint8_t slot = 0;
   std::atomic<bool> linked{false};  // in the wheel
+  std::uint16_t slot = 0;  // level 0 has 4096 slots
   // Not the wheel's: timer_registration's "its wake was sent since armed",
   // kept in this padding so that a sleeping frame fits a 128-byte block of
   // the frame allocator rather than a 192-byte one (S3: bytes per task).
