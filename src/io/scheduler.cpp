@@ -371,7 +371,10 @@ task_header* scheduler::next_task(worker& w) noexcept {
   }
   if (task_header* t = take_lifo(w)) return t;
   if (task_header* t = w.pinned.pop()) return t;
-  if (task_header* t = alone() ? w.queue.pop_unshared() : w.queue.pop()) return t;
+  if (task_header* t = alone() ? w.queue.pop_unshared() : w.queue.pop()) {
+    w.queue.prefetch_front();
+    return t;
+  }
   return take_from_global(w);
 }
 
