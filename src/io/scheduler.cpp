@@ -90,6 +90,7 @@ scheduler::scheduler(scheduler_options options)
       handler_(std::move(options.on_unhandled)),
 
       idle_(options.workers),
+      timers_(options.workers),
       epoch_ns_(monotonic_ns()),
       live_(options.workers) {
   blocking_options_ = std::move(options.blocking);
@@ -261,7 +262,7 @@ blocking_pool& blocking_pool_of(scheduler& owner) { return owner.blocking(); }
 
 void scheduler::nudge_timers() noexcept {
   // A worker is stuck in a poll: make sure somebody watches the timers.
-  if (!driver_parked_.load(std::memory_order_acquire) && timers_pending_.load(std::memory_order_acquire) > 0) {
+  if (!driver_parked_.load(std::memory_order_acquire) && timers_.pending() > 0) {
     notify_parked();
   }
 }
@@ -326,6 +327,14 @@ void scheduler::run_worker(worker& w, task_header* until) {
       clock_fresh = false;
     }
     if (task != nullptr) {
+      // Found work, from wherever: no longer searching. A worker woken for
+      // work is counted as searching, and one that found its task in its
+      // own queues used to stay counted while it ran them; with the count
+      // at its cap (half the workers) the others could neither search nor
+      // be woken, and an idle one spun through park() seeing work it was
+      // not allowed to steal (two workers, a task yielding in a loop:
+      // 300-670 ns per step against 160-180 ns on one worker).
+      if (w.searching) transition_from_searching(w);
       if (!clock_fresh) w.clock_ticks = cycle_clock::now();
       run(w, task);
       clock_fresh = true;
@@ -335,10 +344,7 @@ void scheduler::run_worker(worker& w, task_header* until) {
     if (spin_for_offloads(w, until)) continue;
     park(w, until);
   }
-  if (w.searching) {
-    w.searching = false;
-    if (idle_.stop_searching()) notify_parked();
-  }
+  if (w.searching) transition_from_searching(w);
   tls_worker = outer_worker;
   tls_scheduler = outer_scheduler;
 }
@@ -411,12 +417,13 @@ task_header* scheduler::search(worker& w) noexcept {
     }
   }
   if (found == nullptr) found = take_from_global(w);
-  if (found != nullptr && w.searching) {
-    w.searching = false;
-    // The last searcher found work: there may be more, keep someone looking.
-    if (idle_.stop_searching()) notify_parked();
-  }
   return found;
+}
+
+void scheduler::transition_from_searching(worker& w) noexcept {
+  w.searching = false;
+  // The last searcher found work: there may be more, keep someone looking.
+  if (idle_.stop_searching()) notify_parked();
 }
 
 void scheduler::run(worker& w, task_header* task) noexcept {
@@ -588,8 +595,10 @@ void scheduler::park(worker& w, task_header* until) {
     w.searching = false;
     idle_.stop_searching();
   }
-  // Look once more after announcing ourselves (the invariant in idle.hpp).
+  // Look once more after announcing ourselves (the invariant in idle.hpp;
+  // the fence is its worker-side one, a no-op in the seq_cst form).
   // Pinned tasks are announced to their home worker alone, by unpark.
+  dekker_fence();
   if (any_work() || !w.pinned.empty() || stop_requested(until)) {
     if (!idle_.remove_sleeper(w.index)) {
       w.searching = true;  // someone claimed us for work meanwhile
@@ -605,7 +614,7 @@ void scheduler::park(worker& w, task_header* until) {
   // this worker has left the sleepers: otherwise it could pick itself, and
   // spin through park/unpark until the next deadline (it did: a 5 ms ticker
   // kept a worker 40% busy).
-  if (watched_timers && (timers_pending_.load(std::memory_order_acquire) > 0 || driver_.fd_count() > 0) &&
+  if (watched_timers && (timers_.pending() > 0 || driver_.fd_count() > 0) &&
       idle_.sleepers() > 0) {
     notify_parked();
   }
@@ -618,13 +627,14 @@ bool scheduler::sleep(worker& w) {
   }
   w.park.enter_driver();
   if (!w.park.is_set()) {
-    std::uint64_t deadline_ns = 0;
-    {
-      std::lock_guard lock(timers_mutex_);
-      const auto next = timers_.next_deadline();
-      deadline_ns = next ? ns_of(*next) : 0;
-      driver_.announce_parked_deadline(next ? deadline_ns : UINT64_MAX);
-    }
+    // "Parked, no deadline yet" goes out before the shards are read: a
+    // timer inserted into a shard after it was read then finds this (or
+    // the deadline below) in timer_register and wakes the driver if it is
+    // earlier. The shards' locks order the two (timer_shards.hpp).
+    driver_.announce_parked_deadline(UINT64_MAX);
+    const auto next = timers_.next_deadline();
+    const std::uint64_t deadline_ns = next ? ns_of(*next) : 0;
+    if (next) driver_.announce_parked_deadline(deadline_ns);
     driver_parked_.store(true, std::memory_order_release);
     driver_.park(deadline_ns, true);
     driver_parked_.store(false, std::memory_order_release);
@@ -632,7 +642,7 @@ bool scheduler::sleep(worker& w) {
   }
   w.park.leave_driver();
   w.park.try_consume();
-  fire_timers(w);
+  fire_timers(w, true);  // the driver's worker fires for everyone
   driver_.lock().unlock();
   return true;
 }
@@ -646,8 +656,8 @@ void scheduler::maintenance(worker& w) {
     driver_.park(0, false);
     driver_.lock().unlock();
   }
-  if (timers_pending_.load(std::memory_order_acquire) == 0) return;
-  fire_timers(w);
+  if (timers_.pending() == 0) return;
+  fire_timers(w, false);
 }
 
 // --- timers -----------------------------------------------------------------
@@ -658,14 +668,10 @@ std::uint64_t scheduler::tick_of(std::uint64_t ns) const noexcept {
 
 std::uint64_t scheduler::ns_of(std::uint64_t tick) const noexcept { return epoch_ns_ + tick * 1000; }
 
-void scheduler::fire_timers(worker& w) {
+void scheduler::fire_timers(worker& w, bool all_shards) {
   std::vector<timer_wheel::due_timer>& due = w.due_timers;  // reused: no allocation per firing
   const std::uint64_t now = tick_of(monotonic_ns());
-  {
-    std::lock_guard lock(timers_mutex_);
-    timers_.advance(now, due);
-    timers_pending_.store(timers_.size(), std::memory_order_release);
-  }
+  timers_.advance(now, w.index, all_shards, due);
   for (auto& timer : due) std::move(timer.to_wake).wake();
   due.clear();
 }
@@ -673,31 +679,19 @@ void scheduler::fire_timers(worker& w) {
 bool scheduler::timer_register(timer_entry& entry, std::uint64_t deadline_ns) {
   // Round up: a timer never fires before its deadline.
   entry.deadline_tick = deadline_ns <= epoch_ns_ ? 0 : std::min((deadline_ns - epoch_ns_ + 999) / 1000, max_tick);
-  std::uint64_t parked_until = 0;
-  {
-    std::lock_guard lock(timers_mutex_);
-    if (!timers_.insert(entry)) return false;
-    timers_pending_.store(timers_.size(), std::memory_order_release);
-    parked_until = driver_.parked_deadline();
-  }
-  // The worker in the driver sleeps past this deadline: wake it to re-arm.
+  // Its own shard for a worker; a thread that is not one (none of lanes'
+  // awaitables registers from there) shares shard 0.
+  const int index = caller_index();
+  if (!timers_.insert(index == live_tasks::shared ? 0 : static_cast<unsigned>(index), entry)) return false;
+  // Read after the shard's lock was taken: see sleep(). The worker in the
+  // driver sleeps past this deadline (or has not settled on one): wake it.
+  const std::uint64_t parked_until = driver_.parked_deadline();
   if (parked_until != 0 && deadline_ns < parked_until) driver_.unpark();
   return true;
 }
 
 bool scheduler::timer_cancel(timer_entry& entry) noexcept {
-  // Fired: the firing thread is done with the entry (timer_entry.hpp), and
-  // its waker is gone already. Most timers end this way; no lock then.
-  if (!entry.linked.load(std::memory_order_acquire)) return false;
-  waker dropped;
-  {
-    std::lock_guard lock(timers_mutex_);
-    if (!entry.linked.load(std::memory_order_relaxed)) return false;  // fired meanwhile
-    timers_.remove(entry);
-    timers_pending_.store(timers_.size(), std::memory_order_release);
-    dropped = static_cast<waker&&>(entry.to_wake);
-  }
-  return true;
+  return timers_.cancel(entry);
 }
 
 // --- block_on -----------------------------------------------------------------
@@ -760,7 +754,7 @@ runtime_metrics scheduler::metrics() const {
   for (const auto& w : workers_) spawned += w->spawned.load(std::memory_order_acquire);
   m.tasks_spawned = spawned;
   m.tasks_alive = spawned >= completed ? spawned - completed : 0;
-  m.timers_pending = timers_pending_.load(std::memory_order_relaxed);
+  m.timers_pending = timers_.pending();
   m.unhandled_exceptions = unhandled_.load(std::memory_order_relaxed);
   m.stalls_detected = stall_monitor_ ? stall_monitor_->stalls() : 0;
   if (blocking_) m.blocking = blocking_->metrics();

@@ -39,6 +39,7 @@
 #include "io/local_queue.hpp"
 #include "io/parker.hpp"
 #include "io/stall_monitor.hpp"
+#include "io/timer_shards.hpp"
 #include "io/timer_wheel.hpp"
 
 namespace lanes::detail {
@@ -120,6 +121,7 @@ class scheduler {
   task_header* put_lifo(worker& w, task_header& task) noexcept;  // returns what was there
   task_header* search(worker& w) noexcept;
   task_header* take_from_global(worker& w) noexcept;
+  void transition_from_searching(worker& w) noexcept;
   void run(worker& w, task_header* task) noexcept;
   void run_one(worker& w, task_header* task) noexcept;
   // Publishes COMPLETE, wakes the joiner, drops the running reference, the
@@ -131,7 +133,9 @@ class scheduler {
   bool spin_for_offloads(worker& w, task_header* until) noexcept;
   // Parks in the driver (true: this worker watched the timers) or on its futex.
   bool sleep(worker& w);
-  void fire_timers(worker& w);
+  // Fires what is due in this worker's shard, and in the others: all of
+  // them, or (maintenance) those not locked right now.
+  void fire_timers(worker& w, bool all_shards);
   void maintenance(worker& w);
   void notify_parked() noexcept;
   void unpark(unsigned worker_index) noexcept;
@@ -165,9 +169,7 @@ class scheduler {
   driver driver_;
   std::atomic<bool> driver_parked_{false};
 
-  mutable std::mutex timers_mutex_;
-  timer_wheel timers_;
-  std::atomic<std::size_t> timers_pending_{0};
+  timer_shards timers_;  // one wheel per worker
   const std::uint64_t epoch_ns_;
   task_header* unobserved_head_ = nullptr;
 
