@@ -5,7 +5,7 @@
 namespace lanes::bench {
 
 std::span<const scenario> all_scenarios() {
-  static constexpr std::array<scenario, 12> list{{
+  static constexpr std::array<scenario, 13> list{{
       {"s1", "separate lanes: CPU work inline vs offloaded, a 5 ms ticker's lateness, against Asio + oneTBB", run_s1},
       {"s3", "100,000 sleeping io tasks: wall time and memory per task, against Asio", run_s3},
       {"s4", "spawn + await cost, against asio::co_spawn; std::thread create + join", run_s4},
@@ -19,6 +19,8 @@ std::span<const scenario> all_scenarios() {
               "boost::lockfree::spsc_queue and moodycamel::ReaderWriterQueue", run_s10},
       {"timers", "timer lateness on an idle runtime (goal: p99 within 100 us), against asio::steady_timer",
        run_timer_latency},
+      {"timeouts", "tasks looping on timeout(10ms, yield_now()) on one worker and on two: what workers share "
+                   "when they arm timers, against Asio with as many threads", run_timeouts},
       {"sync", "oneshot handoff, mpsc, semaphore, spawn_blocking against the nearest Asio construction", run_sync},
       {"compose", "select of two timers, when_all of 10 tasks, cancelling 100,000 sleepers through one token, "
                   "against the plain Asio constructions", run_compose},

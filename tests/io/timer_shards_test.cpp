@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -90,9 +91,10 @@ TEST(TimerShards, CancelFindsTheShardThatHoldsTheEntry) {
   EXPECT_TRUE(due.empty());
 }
 
-// Four threads, each its own shard, insert timers while cancelling a third
-// of them from a random thread; two of them fire in maintenance mode and
-// one as the driver. Every timer ends fired or cancelled, exactly once.
+// Four threads, each its own shard, insert timers and hand them on (as a
+// task migrating to another worker hands its timer on), and cancel one in
+// three of the timers handed on by any thread; three fire in maintenance
+// mode and one as the driver. Every timer ends fired or cancelled, once.
 TEST(TimerShardsStress, InsertsCancelsAndFiringsFromManyThreadsAccountForEveryTimer) {
   constexpr unsigned threads = 4;
   constexpr int per_thread = 20'000;
@@ -102,6 +104,8 @@ TEST(TimerShardsStress, InsertsCancelsAndFiringsFromManyThreadsAccountForEveryTi
   std::atomic<int> fired{0};
   std::atomic<int> cancelled{0};
   std::atomic<std::uint64_t> clock{1};
+  std::mutex handed_on_mutex;  // orders an insert before another thread's cancel
+  std::vector<timer_entry*> handed_on;
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < threads; ++t) {
     workers.emplace_back([&, t] {
@@ -113,10 +117,19 @@ TEST(TimerShardsStress, InsertsCancelsAndFiringsFromManyThreadsAccountForEveryTi
         e.deadline_tick = now + 1 + rng() % 5000;
         if (!shards.insert(t, e)) {
           fired.fetch_add(1);  // due already: the caller fires it itself
-        }
-        if (rng() % 3 == 0) {
-          auto& victim = *entries[rng() % (t * per_thread + static_cast<std::size_t>(i) + 1)];
-          if (shards.cancel(victim)) cancelled.fetch_add(1);
+        } else {
+          timer_entry* victim = nullptr;
+          {
+            std::lock_guard lock(handed_on_mutex);
+            handed_on.push_back(&e);
+            if (rng() % 3 == 0) {
+              const std::size_t k = rng() % handed_on.size();
+              victim = handed_on[k];
+              handed_on[k] = handed_on.back();
+              handed_on.pop_back();
+            }
+          }
+          if (victim != nullptr && shards.cancel(*victim)) cancelled.fetch_add(1);
         }
         if (i % 64 == 0) {
           shards.advance(clock.load(), t, t == 0, due);
