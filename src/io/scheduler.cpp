@@ -24,6 +24,12 @@ constexpr int coop_budget_per_poll = 128;
 constexpr std::uint32_t maintenance_interval = 61;
 constexpr std::uint32_t global_queue_interval = 31;
 constexpr int max_lifo_polls = 3;
+// How long before a far deadline an idle worker in the driver wakes, to
+// sleep the rest in a second, short stage (scheduler::sleep). Measured on
+// the 2-vCPU VM (2026-12-05, `lanes bench timers`, p50 lateness): one
+// stage 47-66 us; a 20 us margin 34-55, 30 us 28-42, 50 us 19-27, 100 us
+// 42-51 - a vCPU woken from a long idle spell takes about this long.
+constexpr std::uint64_t early_wake_ns = 50'000;
 constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
 
 thread_local worker* tls_worker = nullptr;
@@ -633,10 +639,20 @@ bool scheduler::sleep(worker& w) {
     // earlier. The shards' locks order the two (timer_shards.hpp).
     driver_.announce_parked_deadline(UINT64_MAX);
     const auto next = timers_.next_deadline();
-    const std::uint64_t deadline_ns = next ? ns_of(*next) : 0;
-    if (next) driver_.announce_parked_deadline(deadline_ns);
+    std::uint64_t wake_ns = next ? ns_of(*next) : 0;
+    // A far deadline is slept to in two stages: early_wake_ns before it,
+    // then the rest. Waking a vCPU that has been idle a while takes tens of
+    // us; the first stage pays that before the deadline instead of after
+    // it. (Before the wheel's level 0 widened, a 200 us - 2 ms timer sat in
+    // a 64 us slot whose start woke the driver early by accident.) Costs
+    // one more timerfd arm and epoll wait per deadline, on an idle worker.
+    if (next) {
+      const std::uint64_t now = monotonic_ns();
+      if (wake_ns > now + 2 * early_wake_ns) wake_ns -= early_wake_ns;
+      driver_.announce_parked_deadline(wake_ns);
+    }
     driver_parked_.store(true, std::memory_order_release);
-    driver_.park(deadline_ns, true);
+    driver_.park(wake_ns, true);
     driver_parked_.store(false, std::memory_order_release);
     driver_.announce_parked_deadline(0);
   }
