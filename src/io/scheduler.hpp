@@ -133,8 +133,9 @@ class scheduler {
   bool spin_for_offloads(worker& w, task_header* until) noexcept;
   // Parks in the driver (true: this worker watched the timers) or on its futex.
   bool sleep(worker& w);
-  // Fires what is due in this worker's shard, and in the others: all of
-  // them, or (maintenance) those not locked right now.
+  // Fires what is due in this worker's shard and in the others: all of
+  // them, or (maintenance) those whose hint says something is due and
+  // whose lock is free (timer_shards::advance).
   void fire_timers(worker& w, bool all_shards);
   void maintenance(worker& w);
   void notify_parked() noexcept;

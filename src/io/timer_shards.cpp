@@ -1,7 +1,6 @@
 // timer_shards: one timer wheel per worker (see timer_shards.hpp).
 #include "io/timer_shards.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 namespace lanes::detail {
@@ -64,12 +63,7 @@ void timer_shards::advance(std::uint64_t now, unsigned own, bool all, std::vecto
     if (due.size() != before) ++contributed;
   }
   // Each shard's part is in deadline order; merge them when several fired.
-  if (contributed > 1) {
-    std::stable_sort(due.begin() + static_cast<std::ptrdiff_t>(start), due.end(),
-                     [](const timer_wheel::due_timer& a, const timer_wheel::due_timer& b) {
-                       return a.deadline_tick < b.deadline_tick;
-                     });
-  }
+  if (contributed > 1) timer_wheel::sort_by_deadline(due, start);
 }
 
 std::optional<std::uint64_t> timer_shards::next_deadline() const {

@@ -167,10 +167,12 @@ void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due) {
   if (now > elapsed_) elapsed_ = now;
   // Slots come due in time order, but one slot's list is unordered, and a
   // coarse slot can start before a finer one holding earlier deadlines.
-  if (!in_order) {
-    std::stable_sort(due.begin() + static_cast<std::ptrdiff_t>(first), due.end(),
-                     [](const due_timer& a, const due_timer& b) { return a.deadline_tick < b.deadline_tick; });
-  }
+  if (!in_order) sort_by_deadline(due, first);
+}
+
+void timer_wheel::sort_by_deadline(std::vector<due_timer>& due, std::size_t from) {
+  std::stable_sort(due.begin() + static_cast<std::ptrdiff_t>(from), due.end(),
+                   [](const due_timer& a, const due_timer& b) { return a.deadline_tick < b.deadline_tick; });
 }
 
 }  // namespace lanes::detail

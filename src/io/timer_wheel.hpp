@@ -48,6 +48,8 @@ class timer_wheel {
   // that come due together are woken earliest deadline first, even when
   // some sat in a coarser level's slot (which holds them unordered).
   void advance(std::uint64_t now, std::vector<due_timer>& due);
+  // Puts due[from..] in deadline order, ties kept in the order found.
+  static void sort_by_deadline(std::vector<due_timer>& due, std::size_t from);
   // The earliest tick at which advance() could find something due.
   std::optional<std::uint64_t> next_deadline() const noexcept;
   std::uint64_t now() const noexcept { return elapsed_; }
