@@ -92,11 +92,7 @@ task_header* local_queue::pop() noexcept {
 void local_queue::prefetch_front() const noexcept {
   const auto real = real_of(head_.load(std::memory_order_relaxed));
   if (real == tail_.load(std::memory_order_relaxed)) return;
-  const auto* next = reinterpret_cast<const char*>(slots_[real & mask].load(std::memory_order_relaxed));
-  // The poll reads the first two lines: the spare references in the first,
-  // the state word and the resume point in the second.
-  __builtin_prefetch(next);
-  __builtin_prefetch(next + 64);
+  task_header::prefetch(slots_[real & mask].load(std::memory_order_relaxed));
 }
 
 task_header* local_queue::pop_unshared() noexcept {

@@ -32,6 +32,9 @@ constexpr int max_lifo_polls = 3;
 // 42-51 - a vCPU woken from a long idle spell takes about this long.
 constexpr std::uint64_t early_wake_ns = 50'000;
 constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
+// Timers fired per look when the worker's queue is (nearly) full: enough
+// that timers keep coming due behind a queue that never empties.
+constexpr std::size_t min_timer_batch = 32;
 
 thread_local worker* tls_worker = nullptr;
 thread_local scheduler* tls_scheduler = nullptr;
@@ -107,6 +110,9 @@ scheduler::scheduler(scheduler_options options)
     auto w = std::make_unique<worker>();
     w->index = i;
     w->rng.seed(i + 1);
+    // A batch of due timers is at most about a queue's worth (fire_timers):
+    // the list never grows past this in the worker's life.
+    w->due_timers.reserve(2 * local_queue::capacity);
     slots.push_back(&w->current);
     workers_.push_back(std::move(w));
   }
@@ -688,8 +694,19 @@ std::uint64_t scheduler::ns_of(std::uint64_t tick) const noexcept { return epoch
 void scheduler::fire_timers(worker& w, bool all_shards) {
   std::vector<timer_wheel::due_timer>& due = w.due_timers;  // reused: no allocation per firing
   const std::uint64_t now = tick_of(monotonic_ns());
-  timers_.advance(now, w.index, all_shards, due);
-  for (auto& timer : due) std::move(timer.to_wake).wake();
+  // As many as the worker's queue has room for (at least a few, so that
+  // timers advance when it is full): the rest stay due in the wheel, for
+  // the next maintenance (timer_wheel::advance says why).
+  const std::size_t batch = std::max<std::size_t>(w.queue.room(), min_timer_batch);
+  timers_.advance(now, w.index, all_shards, due, batch);
+  // Each wake's first touch of its task is a cache miss when the timers
+  // were set long ago (S3: 100,000 tasks woken 100 ms after their first
+  // poll): start the loads a few wakes ahead.
+  constexpr std::size_t ahead = 6;
+  for (std::size_t i = 0; i < due.size(); ++i) {
+    if (i + ahead < due.size()) due[i + ahead].to_wake.prefetch();
+    std::move(due[i].to_wake).wake();
+  }
   due.clear();
 }
 

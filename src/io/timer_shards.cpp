@@ -38,11 +38,14 @@ bool timer_shards::cancel(timer_entry& entry) noexcept {
   return true;
 }
 
-void timer_shards::advance(std::uint64_t now, unsigned own, bool all, std::vector<timer_wheel::due_timer>& due) {
+void timer_shards::advance(std::uint64_t now, unsigned own, bool all, std::vector<timer_wheel::due_timer>& due,
+                           std::size_t limit) {
   const std::size_t start = due.size();
   unsigned contributed = 0;
   const auto n = static_cast<unsigned>(shards_.size());
   for (unsigned k = 0; k < n; ++k) {
+    // At the limit, the shards left keep their hints: still due, fired next time.
+    if (due.size() - start >= limit) break;
     shard& s = *shards_[(own + k) % n];
     std::unique_lock lock(s.mutex, std::defer_lock);
     if (all) {
@@ -55,7 +58,7 @@ void timer_shards::advance(std::uint64_t now, unsigned own, bool all, std::vecto
       continue;
     }
     const std::size_t before = due.size();
-    s.wheel.advance(now, due);  // also moves an empty shard's time up to now
+    s.wheel.advance(now, due, limit - (before - start));  // also moves an empty shard's time up to now
     s.pending.store(s.wheel.size(), std::memory_order_release);
     const auto next = s.wheel.next_deadline();
     s.earliest.store(next ? *next : UINT64_MAX, std::memory_order_relaxed);

@@ -47,8 +47,10 @@ class timer_shards {
   // if their lock is free (a shard locked right now is being fired by
   // someone else or written by its owner, who fires it at its own
   // maintenance). So maintenance takes no lock, and touches no other
-  // worker's cache line but to read it, until a timer is due.
-  void advance(std::uint64_t now, unsigned own, bool all, std::vector<timer_wheel::due_timer>& due);
+  // worker's cache line but to read it, until a timer is due. At most
+  // about `limit` timers in all (timer_wheel::advance).
+  void advance(std::uint64_t now, unsigned own, bool all, std::vector<timer_wheel::due_timer>& due,
+               std::size_t limit = SIZE_MAX);
   // The earliest tick at which advance() could find something due.
   std::optional<std::uint64_t> next_deadline() const;
   // Timers pending in all shards (a hint: each shard's count is read alone).

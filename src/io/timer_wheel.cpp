@@ -74,12 +74,24 @@ void timer_wheel::unmark(int lvl, int slot) noexcept {
   }
 }
 
+// A slot's list is in insertion order: appended at the tail, which the
+// head's `prev` points to (the tail's `next` is null). Entries then come
+// out of a slot in the order they went in - for timers of one duration,
+// deadline order - so advance() rarely has to sort what it found (S3's
+// 100,000 sleeps came out of each coarse slot newest first, and sorting
+// them cost more than the rest of the firing).
 void timer_wheel::link(timer_entry& entry, int lvl, int slot) noexcept {
   timer_entry*& list = head(lvl, slot);
-  entry.prev = nullptr;
-  entry.next = list;
-  if (list != nullptr) list->prev = &entry;
-  list = &entry;
+  entry.next = nullptr;
+  if (list == nullptr) {
+    entry.prev = &entry;
+    list = &entry;
+  } else {
+    timer_entry* tail = list->prev;
+    tail->next = &entry;
+    entry.prev = tail;
+    list->prev = &entry;
+  }
   entry.level = static_cast<std::uint8_t>(lvl);
   entry.slot = static_cast<std::uint16_t>(slot);
   entry.linked.store(true, std::memory_order_relaxed);
@@ -101,12 +113,14 @@ bool timer_wheel::insert(timer_entry& entry) noexcept {
 void timer_wheel::remove(timer_entry& entry) noexcept {
   if (!entry.linked.load(std::memory_order_relaxed)) return;
   timer_entry*& list = head(entry.level, entry.slot);
-  if (entry.prev != nullptr) {
-    entry.prev->next = entry.next;
-  } else {
+  if (&entry == list) {
     list = entry.next;
+    if (list != nullptr) list->prev = entry.prev;  // the tail
+  } else {
+    entry.prev->next = entry.next;
+    // The following entry's prev, or (removing the tail) the head's.
+    (entry.next != nullptr ? entry.next : list)->prev = entry.prev;
   }
-  if (entry.next != nullptr) entry.next->prev = entry.prev;
   if (list == nullptr) unmark(entry.level, entry.slot);
   entry.prev = entry.next = nullptr;
   entry.linked.store(false, std::memory_order_relaxed);  // the caller owns the entry
@@ -137,11 +151,17 @@ std::optional<std::uint64_t> timer_wheel::next_deadline() const noexcept {
   return next->deadline < elapsed_ ? elapsed_ : next->deadline;
 }
 
-void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due) {
+void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due, std::size_t limit) {
   const std::size_t first = due.size();
+  const auto room = [&] { return due.size() - first < limit; };
   bool in_order = true;
+  bool caught_up = true;
   while (const auto next = next_expiration()) {
     if (next->deadline > now) break;
+    if (!room()) {
+      caught_up = false;  // the wheel's time stays at the last slot taken
+      break;
+    }
     // Take the whole slot, then fire or cascade each entry from the slot's time.
     timer_entry*& list = head(next->level, next->slot);
     timer_entry* entry = list;
@@ -152,20 +172,24 @@ void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due) {
       timer_entry* following = entry->next;
       entry->prev = entry->next = nullptr;
       --size_;
-      if (entry->deadline_tick <= now) {
+      // Past the limit, a due entry of a coarse slot goes down a level like
+      // one not yet due; one at the slot's own time cannot (nothing is
+      // inserted at or before the wheel's time), so it fires regardless.
+      if (entry->deadline_tick <= elapsed_ || (entry->deadline_tick <= now && room())) {
         if (due.size() > first && due.back().deadline_tick > entry->deadline_tick) in_order = false;
         due.push_back(due_timer{entry->deadline_tick, static_cast<waker&&>(entry->to_wake)});
         // The last touch of a fired entry (see timer_entry.hpp): from here
         // its owner may find it fired and destroy it.
         entry->linked.store(false, std::memory_order_release);
       } else {
-        insert(*entry);  // deadline > now >= elapsed_: lands on a lower level (still linked)
+        insert(*entry);  // deadline > elapsed_: lands on a lower level (still linked)
       }
       entry = following;
     }
   }
-  if (now > elapsed_) elapsed_ = now;
-  // Slots come due in time order, but one slot's list is unordered, and a
+  if (caught_up && now > elapsed_) elapsed_ = now;
+  // Slots come due in time order, but a coarse slot's list is in insertion
+  // order, not deadline order (a 10 ms timer set after a 20 ms one), and a
   // coarse slot can start before a finer one holding earlier deadlines.
   if (!in_order) sort_by_deadline(due, first);
 }

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -44,10 +45,18 @@ class timer_wheel {
     waker to_wake;
   };
   // Unlinks every entry due at or before `now` and appends their wakers to
-  // `due`, in deadline order (ties in the order they were found): timers
+  // `due`, in deadline order (ties in the order they were inserted): timers
   // that come due together are woken earliest deadline first, even when
-  // some sat in a coarser level's slot (which holds them unordered).
-  void advance(std::uint64_t now, std::vector<due_timer>& due);
+  // some sat in a coarser level's slot (which holds a range of deadlines,
+  // in insertion order).
+  // At most about `limit` (one slot of one tick may overshoot it): then the
+  // wheel's time stops short of `now`, and next_deadline() says what is
+  // still due. The scheduler fires in batches that its run queue can hold,
+  // so that a task is polled soon after its wake touched it (S3's 100,000
+  // timers came due faster than one worker ran them: woken all at once,
+  // each went cold again in the queue, and the list of due timers grew to
+  // megabytes of freshly faulted memory).
+  void advance(std::uint64_t now, std::vector<due_timer>& due, std::size_t limit = SIZE_MAX);
   // Puts due[from..] in deadline order, ties kept in the order found.
   static void sort_by_deadline(std::vector<due_timer>& due, std::size_t from);
   // The earliest tick at which advance() could find something due.

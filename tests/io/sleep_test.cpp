@@ -49,6 +49,24 @@ TEST_P(SleepBothFlavors, SleepUntilThePastAndZeroReturn) {
   SUCCEED();
 }
 
+// Whether a deadline has passed is the wheel's to say (sleep.hpp): a
+// sleep(d <= 0), and a sleep_until a deadline the wheel has passed, resume
+// without suspending - the task is not polled again.
+TEST(Sleep, DueDeadlinesDoNotSuspend) {
+  auto rt = runtime::current_thread().build();
+  const auto polls = [&rt] { return rt.metrics().per_worker.at(0).polls; };
+  rt.block_on([](const auto& polls) -> task<void> {
+    co_await sleep(1ms);  // the wheel's time is now past this deadline
+    const auto before = polls();
+    for (int i = 0; i < 5; ++i) co_await sleep(0ms);
+    co_await sleep(-3ms);
+    co_await sleep_until(clock::now() - 1s);
+    EXPECT_EQ(polls(), before);
+    co_await sleep(1ms);  // a deadline ahead does suspend
+    EXPECT_GT(polls(), before);
+  }(polls));
+}
+
 TEST(Sleep, OneThreadWakesInDeadlineOrder) {
   // On one thread, timers that come due together are woken in deadline
   // order. (On several workers, tasks woken together may run in either

@@ -43,6 +43,29 @@ TEST(TimerShards, DueTimersOfAllShardsComeOutInDeadlineOrder) {
   for (auto& e : entries) EXPECT_EQ(e->linked.load(), e->deadline_tick > 45);
 }
 
+// A limit spreads the firing over several calls: each takes at most that
+// many (these deadlines are all distinct ticks), the shards not reached
+// keep their due timers and their hints, and every timer fires once.
+TEST(TimerShards, ALimitSpreadsTheFiringOverCalls) {
+  timer_shards shards(3);
+  std::vector<std::unique_ptr<timer_entry>> entries;
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    entries.push_back(entry_at(10 + i));
+    ASSERT_TRUE(shards.insert(static_cast<unsigned>(i % 3), *entries.back()));
+  }
+  std::vector<timer_wheel::due_timer> due;
+  int calls = 0;
+  while (shards.pending() > 0) {
+    const std::size_t before = due.size();
+    shards.advance(100, 0, calls % 2 == 0, due, 5);  // the driver's way and maintenance's
+    ASSERT_GT(due.size(), before) << "every call makes progress";
+    EXPECT_LE(due.size() - before, 5U);
+    ASSERT_LT(++calls, 10);
+  }
+  EXPECT_EQ(due.size(), 12U);
+  for (auto& e : entries) EXPECT_FALSE(e->linked.load());
+}
+
 TEST(TimerShards, MaintenanceFiresOnlyWhatIsDueWhileAnotherThreadChurnsAShard) {
   timer_shards shards(2);
   auto mine = entry_at(100);

@@ -39,8 +39,10 @@ TEST(TimerWheel, RemoveIsImmediate) {
 
 // Deadlines from 1 tick to 2^max_magnitude ticks ahead, a random one
 // cancelled per round, time advanced to the next deadline or jumped ahead
-// by up to `max_jump` ticks.
-void check_random_schedule_against_model(std::uint64_t seed, int max_magnitude, std::uint64_t max_jump) {
+// by up to `max_jump` ticks. With a `limit`, advance() is called with it
+// until nothing is due at `now`, each call making progress.
+void check_random_schedule_against_model(std::uint64_t seed, int max_magnitude, std::uint64_t max_jump,
+                                         std::size_t limit = SIZE_MAX) {
   std::mt19937_64 rng(seed);
   timer_wheel wheel;
   struct item {
@@ -69,10 +71,16 @@ void check_random_schedule_against_model(std::uint64_t seed, int max_magnitude, 
     const auto next = wheel.next_deadline();
     now = (rng() % 3 == 0 || !next) ? now + (rng() % max_jump) : std::max(now, *next);
     std::vector<timer_wheel::due_timer> due;
-    wheel.advance(now, due);
-    EXPECT_TRUE(std::is_sorted(due.begin(), due.end(), [](const auto& a, const auto& b) {
-      return a.deadline_tick < b.deadline_tick;
-    })) << "timers due together must come out in deadline order";
+    for (;;) {
+      const std::size_t before = due.size();
+      wheel.advance(now, due, limit);
+      EXPECT_TRUE(std::is_sorted(due.begin() + static_cast<std::ptrdiff_t>(before), due.end(),
+                                 [](const auto& a, const auto& b) { return a.deadline_tick < b.deadline_tick; }))
+          << "timers due together must come out in deadline order";
+      const auto left = wheel.next_deadline();
+      if (!left || *left > now) break;
+      ASSERT_GT(due.size(), before) << "a limited advance must make progress";
+    }
     // The wakers are empty here: a fired entry shows as unlinked.
     std::size_t fired_now = 0;
     for (auto& it : items) {
@@ -98,6 +106,64 @@ TEST(TimerWheel, RandomScheduleMatchesModel) { check_random_schedule_against_mod
 // from one 4096-tick window to the next, and the first cascades.
 TEST(TimerWheel, ShortTimersAcrossLevelZeroWindowsMatchModel) {
   check_random_schedule_against_model(777, 14, 3000);
+}
+
+// Small batches (the scheduler fires what its run queue can hold): the
+// timers a limit leaves in a coarse slot go down a level and fire later.
+TEST(TimerWheel, LimitedAdvancesMatchModel) {
+  check_random_schedule_against_model(4242, 30, 100000, 3);
+  check_random_schedule_against_model(99, 14, 3000, 1);
+}
+
+// A slot keeps its entries in insertion order, so entries with one
+// deadline fire first in, first out: a limit of 2 takes the first two of a
+// coarse slot and sends the others down to level 0, still pending, where
+// the next advance finds them.
+TEST(TimerWheel, EqualDeadlinesFireInInsertionOrderAcrossALimit) {
+  timer_wheel wheel;
+  std::vector<timer_entry> entries(5);
+  for (auto& e : entries) {
+    e.deadline_tick = 10'000;  // beyond level 0's first window: a level-1 slot starting at 8192
+    ASSERT_TRUE(wheel.insert(e));
+  }
+  std::vector<timer_wheel::due_timer> due;
+  wheel.advance(20'000, due, 2);
+  EXPECT_EQ(due.size(), 2U);
+  EXPECT_FALSE(entries[0].linked);
+  EXPECT_FALSE(entries[1].linked);
+  for (std::size_t i = 2; i < entries.size(); ++i) EXPECT_TRUE(entries[i].linked) << i;
+  EXPECT_EQ(wheel.size(), 3U);
+  ASSERT_TRUE(wheel.next_deadline().has_value());
+  EXPECT_LE(*wheel.next_deadline(), 20'000U);  // still due: the wheel's time stopped short
+  // The other three now share level 0's one-tick slot 10,000, which is
+  // taken whole (the limit's overshoot): all of them, and the wheel's time
+  // catches up.
+  wheel.advance(20'000, due, 2);
+  EXPECT_EQ(due.size(), 5U);
+  for (auto& e : entries) EXPECT_FALSE(e.linked);
+  EXPECT_EQ(wheel.size(), 0U);
+  EXPECT_EQ(wheel.now(), 20'000U);
+}
+
+// Removing the head, a middle entry and the tail of one slot's list keeps
+// the rest linked, in order.
+TEST(TimerWheel, RemovingFromEitherEndOfASlotKeepsTheRest) {
+  timer_wheel wheel;
+  std::vector<timer_entry> entries(6);
+  for (auto& e : entries) {
+    e.deadline_tick = 500;
+    ASSERT_TRUE(wheel.insert(e));
+  }
+  wheel.remove(entries[0]);
+  wheel.remove(entries[5]);
+  wheel.remove(entries[3]);
+  EXPECT_EQ(wheel.size(), 3U);
+  ASSERT_TRUE(wheel.insert(entries[5]));  // appended after the new tail
+  std::vector<timer_wheel::due_timer> due;
+  wheel.advance(500, due, 1);  // one slot of one tick: taken whole
+  EXPECT_EQ(due.size(), 4U);
+  for (int i : {1, 2, 4, 5}) EXPECT_FALSE(entries[static_cast<std::size_t>(i)].linked) << i;
+  EXPECT_EQ(wheel.size(), 0U);
 }
 
 }  // namespace

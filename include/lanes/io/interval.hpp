@@ -30,7 +30,7 @@ class interval {
    public:
     tick_awaiter(interval& owner) noexcept : owner_(owner), sleep_(owner.next_) {}
     bool await_ready() const noexcept { return sleep_.await_ready(); }
-    void await_suspend(std::coroutine_handle<> h) { sleep_.await_suspend(h); }
+    bool await_suspend(std::coroutine_handle<> h) { return sleep_.await_suspend(h); }
     // The deadline of the tick that fired.
     clock::time_point await_resume() { return owner_.advance(); }
 

@@ -81,6 +81,8 @@ class waker {
   explicit operator bool() const noexcept { return task_ != nullptr; }
   // Schedules the task (or marks it notified if it is running); consumes the waker.
   void wake() && noexcept;
+  // Starts loading what wake() touches of the task (task_header::prefetch).
+  void prefetch() const noexcept;
 
  private:
   task_header* task_ = nullptr;
@@ -150,6 +152,19 @@ class task_header {
   // --- what the awaitables use ---
   // The coroutine to resume next: the innermost one that suspended.
   void set_resume_point(std::coroutine_handle<> h) noexcept { resume_point_ = h; }
+
+  // Starts loading the two lines that a wake and a poll touch first: the
+  // queue and live-list fields (home_worker, the spare references) in the
+  // first, the state word, resume point and owner in the second. For loops
+  // over cold tasks (S3: 100,000 first polls, then 100,000 timer wakes),
+  // each a cache miss that a prefetch a few tasks ahead overlaps with work.
+  // A prefetch never faults, whatever became of the task meanwhile (so
+  // this is static: no member call on a task that may be gone).
+  static void prefetch(const task_header* task) noexcept {
+    const auto* bytes = reinterpret_cast<const char*>(task);
+    __builtin_prefetch(bytes, 1);
+    __builtin_prefetch(bytes + 64, 1);
+  }
 
   // --- join_handle ---
   std::uint64_t load_state() const noexcept { return state_.load(std::memory_order_acquire); }
@@ -254,5 +269,9 @@ class task_header {
   const char* name_;
   lanes::source_location spawned_at_;
 };
+
+inline void waker::prefetch() const noexcept {
+  task_header::prefetch(task_);
+}
 
 }  // namespace lanes::detail

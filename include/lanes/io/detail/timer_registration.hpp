@@ -18,18 +18,25 @@ class timer_registration {
   timer_registration& operator=(const timer_registration&) = delete;
   ~timer_registration() { disarm(); }
 
-  // Arms a timer that wakes `self` (the running task) at `deadline`. A
-  // deadline already past wakes it at once (it yields once).
-  void arm(task_header& self, std::chrono::steady_clock::time_point deadline) {
+  // Arms a timer that wakes `self` (the running task) at `deadline`; true
+  // when the task must suspend. A deadline the wheel has already passed is
+  // due: false (resume at once) while the task's cooperative budget lasts,
+  // else it is woken at once and yields once.
+  bool arm(task_header& self, std::chrono::steady_clock::time_point deadline) {
     entry_.fired = false;
     entry_.to_wake = self.make_waker();
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
     if (timer_register(*self.owner(), entry_, ns < 0 ? 0 : static_cast<std::uint64_t>(ns))) {
       owner_ = self.owner();
-    } else {
-      entry_.fired = true;
-      static_cast<waker&&>(entry_.to_wake).wake();
+      return true;
     }
+    entry_.fired = true;
+    if (coop_consume()) {
+      waker unused = static_cast<waker&&>(entry_.to_wake);  // dropped: nothing will wake the task
+      return false;
+    }
+    static_cast<waker&&>(entry_.to_wake).wake();
+    return true;
   }
   // Removes the timer if it is still pending; true when it had fired (its
   // wake was sent) since the last arm().
