@@ -63,6 +63,31 @@ TEST_P(BothFlavors, JoinRethrowsTheTaskException) {
   EXPECT_EQ(rt.metrics().unhandled_exceptions, 0U);
 }
 
+// Awaiting a handle takes the outcome and lets go of the task (the header
+// is freed now, not when the handle goes): the handle is empty afterwards,
+// and awaiting it again is a clear error - after a value, an exception and
+// a cancellation alike.
+TEST_P(BothFlavors, AwaitingAHandleConsumesIt) {
+  auto rt = make();
+  rt.block_on([]() -> task<void> {
+    auto ok = spawn(value(7));
+    EXPECT_EQ(co_await ok, 7);
+    EXPECT_FALSE(ok.valid());
+    EXPECT_THROW(co_await ok, runtime_misuse);
+
+    auto failed = spawn(boom("once"));
+    EXPECT_THROW(co_await failed, std::runtime_error);
+    EXPECT_FALSE(failed.valid());
+
+    auto cancelled = spawn([]() -> task<void> { co_await sleep(1h); }());
+    cancelled.abort();
+    EXPECT_THROW(co_await cancelled, task_cancelled);
+    EXPECT_FALSE(cancelled.valid());
+  }());
+  EXPECT_EQ(rt.metrics().unhandled_exceptions, 0U);  // the awaited failure was observed, once
+  EXPECT_EQ(rt.metrics().tasks_alive, 0U);
+}
+
 TEST_P(BothFlavors, AbortCancelsAWaitingTask) {
   auto rt = make();
   auto test = []() -> task<bool> {
