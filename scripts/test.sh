@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install what is missing, build with warnings as errors, run every test.
-#   test.sh [PRESET]   release (g++, default), clang, debug, tsan (clang), asan (g++ ASan+UBSan)
+#   test.sh [PRESET]   release (g++, default), clang, debug, tsan (clang), tsan-gcc, asan (g++ ASan+UBSan), asan-clang
 # Extra CTest arguments can be given after the preset, e.g. `test.sh release -L budget`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
