@@ -83,6 +83,42 @@ TEST(SpscRing, ChunksSpanTheWrapAsTwoSlices) {
   EXPECT_TRUE(rx.empty());
 }
 
+// generate_streaming makes the items it has room for (across the wrap,
+// calling the generator once per item), publishes them with one store,
+// and takes types of 8-byte words: here a u64 and a 16-byte struct.
+TEST(SpscRing, GenerateStreamingFillsWhatFitsAcrossTheWrap) {
+  auto [tx, rx] = spsc_ring<std::uint64_t>::make(8);
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(tx.try_push(0));
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(rx.try_pop().has_value());
+  int calls = 0;
+  const auto made = tx.generate_streaming(20, [&calls](std::size_t i) {
+    ++calls;
+    return std::uint64_t{1000} + i;
+  });
+  EXPECT_EQ(made, 8u) << "only what fits";
+  EXPECT_EQ(calls, 8);
+  EXPECT_EQ(tx.generate_streaming(3, [](std::size_t) { return std::uint64_t{7}; }), 0u) << "full";
+  auto r = rx.read(100);
+  ASSERT_EQ(r.size(), 8u);
+  EXPECT_EQ(r.first.size(), 2u);  // slots 6 and 7, then 0..5
+  for (std::size_t i = 0; i < r.size(); ++i) EXPECT_EQ(r[i], 1000 + i);
+  rx.consume(r.size());
+
+  struct pair_of_words {
+    std::uint64_t a;
+    std::uint64_t b;
+  };
+  auto [ptx, prx] = spsc_ring<pair_of_words>::make(4);
+  EXPECT_EQ(ptx.generate_streaming(3, [](std::size_t i) { return pair_of_words{i, ~i}; }), 3u);
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    const auto p = prx.try_pop();
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->a, i);
+    EXPECT_EQ(p->b, ~i);
+  }
+  EXPECT_TRUE(prx.empty());
+}
+
 TEST(SpscRing, PushNAndPopNMoveBatches) {
   auto [tx, rx] = spsc_ring<std::string>::make(16);
   std::vector<std::string> in;

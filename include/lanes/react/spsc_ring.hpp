@@ -18,10 +18,10 @@
 // cross-core read happens once per ring's worth of items, not per item.
 // Indices run freely (64-bit: they do not wrap in centuries) and are masked
 // into a power-of-two slot array, so full and empty need no spare slot.
-// Batches (push_n, pop_n, write/commit, read/consume) publish many items
-// with one index store. The producer publishes at once (latency); the
-// consumer hands freed slots back in batches (a sixteenth of the ring, or
-// when it has read all it knew of, or before it sleeps).
+// Batches (push_n, pop_n, write/commit, generate_streaming, read/consume)
+// publish many items with one index store. The producer publishes at once
+// (latency); the consumer hands freed slots back in batches (a sixteenth
+// of the ring, or when it has read all it knew of, or before it sleeps).
 //
 // Orderings: the producer constructs a slot, then stores tail (release);
 // the consumer loads tail (acquire) before it reads the slot. The consumer
@@ -50,6 +50,7 @@
 
 #include <lanes/config_error.hpp>
 #include <lanes/detail/ordering.hpp>
+#include <lanes/react/detail/streaming_store.hpp>
 #include <lanes/react/detail/wait_slot.hpp>
 
 namespace lanes::react {
@@ -280,6 +281,31 @@ class alignas(detail::cache_line) ring_producer {
     requires(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>)
   {
     if (k != 0) publish(tail_ + k);
+  }
+
+  // Up to `max` items made by gen(0), gen(1), ..., written with streaming
+  // (non-temporal) stores and published with one store; returns how many.
+  // For a producer and a consumer on different cores: a plain store (as
+  // write/commit makes) first fetches the slot's line back from the
+  // consumer, which read it on the ring's last lap; a streaming store does
+  // not (react/detail/streaming_store.hpp). S10 across cores, 2026-12-05:
+  // see docs/benchmarks.md. With the two threads on SMT siblings of one
+  // core, which share the line in cache, write/commit is the faster one.
+  // If gen throws, nothing of this call is published.
+  template <class Gen>
+  std::size_t generate_streaming(std::size_t max, Gen&& gen)
+    requires(std::is_trivially_copyable_v<T> && sizeof(T) % 8 == 0 && alignof(T) >= 8 &&
+             std::is_invocable_r_v<T, Gen&, std::size_t>)
+  {
+    std::size_t room = free_slots_cached();
+    if (room < max) room = refresh_free_slots();
+    const std::size_t n = max < room ? max : room;
+    for (std::size_t i = 0; i < n; ++i) detail::streaming_store(layout_.slot(tail_ + i), static_cast<T>(gen(i)));
+    if (n != 0) {
+      detail::streaming_fence();  // the items before the tail that publishes them
+      publish(tail_ + n);
+    }
+    return n;
   }
 
   // Free slots as the consumer last handed them back (reads its index; the
