@@ -99,6 +99,24 @@ double lanes_per_item(std::uint64_t n) {
       });
 }
 
+// The consumer of both batched modes: reads 0..n-1 in chunks of up to a
+// batch, checking each value.
+bool read_batches(react::ring_consumer<std::uint64_t>& rx, std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n;) {
+    const auto chunk = rx.read(batch);
+    if (chunk.size() == 0) {
+      lanes::detail::cpu_relax();
+      continue;
+    }
+    for (std::uint64_t v : chunk.first)
+      if (v != i++) return false;
+    for (std::uint64_t v : chunk.second)
+      if (v != i++) return false;
+    rx.consume(chunk.size());
+  }
+  return true;
+}
+
 double lanes_batched(std::uint64_t n) {
   auto ring = react::spsc_ring<std::uint64_t>::make(capacity);
   return messages_per_second(
@@ -115,26 +133,12 @@ double lanes_batched(std::uint64_t n) {
           ring.producer.commit(chunk.size());
         }
       },
-      [&] {
-        for (std::uint64_t i = 0; i < n;) {
-          const auto chunk = ring.consumer.read(batch);
-          if (chunk.size() == 0) {
-            lanes::detail::cpu_relax();
-            continue;
-          }
-          for (std::uint64_t v : chunk.first)
-            if (v != i++) return false;
-          for (std::uint64_t v : chunk.second)
-            if (v != i++) return false;
-          ring.consumer.consume(chunk.size());
-        }
-        return true;
-      });
+      [&] { return read_batches(ring.consumer, n); });
 }
 
 // The batched loop with the producer's stores streaming (non-temporal):
 // across cores the producer no longer fetches each slot's line back from
-// the consumer before writing it. The consumer is the batched one's.
+// the consumer before writing it.
 double lanes_streaming(std::uint64_t n) {
   auto ring = react::spsc_ring<std::uint64_t>::make(capacity);
   return messages_per_second(
@@ -148,21 +152,7 @@ double lanes_streaming(std::uint64_t n) {
           i += made;
         }
       },
-      [&] {
-        for (std::uint64_t i = 0; i < n;) {
-          const auto chunk = ring.consumer.read(batch);
-          if (chunk.size() == 0) {
-            lanes::detail::cpu_relax();
-            continue;
-          }
-          for (std::uint64_t v : chunk.first)
-            if (v != i++) return false;
-          for (std::uint64_t v : chunk.second)
-            if (v != i++) return false;
-          ring.consumer.consume(chunk.size());
-        }
-        return true;
-      });
+      [&] { return read_batches(ring.consumer, n); });
 }
 
 using boost_queue = boost::lockfree::spsc_queue<std::uint64_t, boost::lockfree::capacity<capacity>>;
