@@ -27,9 +27,9 @@ constexpr int max_lifo_polls = 3;
 // How long before a far deadline an idle worker in the driver wakes, to
 // sleep the rest in a second, short stage (scheduler::sleep). Measured on
 // the 2-vCPU VM (2026-12-05, a standalone copy of `lanes bench timers`'s
-// lanes side, p50 lateness): one
-// stage 47-66 us; a 20 us margin 34-55, 30 us 28-42, 50 us 19-27, 100 us
-// 42-51 - a vCPU woken from a long idle spell takes about this long.
+// lanes side, p50 lateness): one stage 47-66 us; a 20 us margin 34-55,
+// 30 us 28-42, 50 us 19-27, 100 us 42-51 - a vCPU woken from a long idle
+// spell takes about this long.
 constexpr std::uint64_t early_wake_ns = 50'000;
 constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
 // Timers fired per look when the worker's queue is (nearly) full: enough
