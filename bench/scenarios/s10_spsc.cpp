@@ -38,14 +38,6 @@ constexpr bool sanitized = LANES_TSAN || LANES_ASAN;
 constexpr std::size_t capacity = 4096;
 constexpr std::size_t batch = 256;
 
-// Keeps the calling thread busy for `d`: a vCPU that sat idle runs slowly
-// for its first tens of milliseconds (the host wakes it, clocks ramp up),
-// which a short run would otherwise measure instead of the queue.
-void spin_for(std::chrono::milliseconds d) {
-  const auto until = std::chrono::steady_clock::now() + d;
-  while (std::chrono::steady_clock::now() < until) lanes::detail::cpu_relax();
-}
-
 // Runs produce() and consume() on two pinned threads, both warmed up;
 // messages per second from the producer's first item to the consumer's last.
 double messages_per_second(std::uint64_t n, const std::function<void()>& produce,
@@ -231,28 +223,6 @@ double moodycamel_per_item(std::uint64_t n) {
 #endif
 }
 
-// Round trip: the pinger sends i, the ponger sends it back; ns per trip.
-template <class Send, class Receive>
-double round_trip_ns(std::uint64_t trips, Send&& send_ab, Receive&& receive_ab, Send&& send_ba,
-                     Receive&& receive_ba) {
-  std::thread ponger([&] {
-    pin_to_nth_cpu(1);
-    spin_for(std::chrono::milliseconds(100));
-    for (std::uint64_t i = 0; i < trips; ++i) send_ba(receive_ab());
-  });
-  pin_to_nth_cpu(0);
-  spin_for(std::chrono::milliseconds(100));
-  const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t i = 0; i < trips; ++i) {
-    send_ab(i);
-    if (receive_ba() != i) std::fprintf(stderr, "S10 round trip: wrong value\n");
-  }
-  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-  ponger.join();
-  unpin();
-  return ns / static_cast<double>(trips);
-}
-
 double lanes_round_trip(std::uint64_t trips) {
   auto ab = react::spsc_ring<std::uint64_t>::make(capacity);
   auto ba = react::spsc_ring<std::uint64_t>::make(capacity);
@@ -270,9 +240,7 @@ double lanes_round_trip(std::uint64_t trips) {
       return out;
     };
   };
-  std::function<void(std::uint64_t)> s_ab = send(ab.producer), s_ba = send(ba.producer);
-  std::function<std::uint64_t()> r_ab = receive(ab.consumer), r_ba = receive(ba.consumer);
-  return round_trip_ns(trips, s_ab, r_ab, s_ba, r_ba);
+  return round_trip_ns(trips, send(ab.producer), receive(ab.consumer), send(ba.producer), receive(ba.consumer));
 }
 
 double boost_round_trip(std::uint64_t trips) {
@@ -290,9 +258,7 @@ double boost_round_trip(std::uint64_t trips) {
       return v;
     };
   };
-  std::function<void(std::uint64_t)> s_ab = send(*ab), s_ba = send(*ba);
-  std::function<std::uint64_t()> r_ab = receive(*ab), r_ba = receive(*ba);
-  return round_trip_ns(trips, s_ab, r_ab, s_ba, r_ba);
+  return round_trip_ns(trips, send(*ab), receive(*ab), send(*ba), receive(*ba));
 }
 
 double median_of(int runs, const std::function<double()>& f) {
@@ -327,6 +293,8 @@ int run_s10(const options& opts) {
   const double best_lanes = std::max({l_item, l_batch, l_stream});
   const double l_rt = median_of(runs, [&] { return lanes_round_trip(trips); });
   const double b_rt = median_of(runs, [&] { return boost_round_trip(trips); });
+  // No pause in its spin: on a one-CPU mask each trip would wait out a time slice.
+  const double line_rt = two_cpus() ? median_of(runs, [&] { return cache_line_round_trip_ns(trips); }) : 0;
   if (!opts.json) {
     std::printf("S10: %llu u64 through a ring of %zu, producer and consumer on %s, median of %d runs\n",
                 static_cast<unsigned long long>(n), capacity, two_cpus() ? "two pinned CPUs" : "one CPU (mask has one)",
@@ -346,6 +314,8 @@ int run_s10(const options& opts) {
     std::printf("  best lanes / best peer: %.2fx (target >= 2x)\n", best_lanes / best_peer);
     std::printf("  round trip (ping-pong through two rings): lanes %.0f ns, boost %.0f ns, ratio %.2f\n", l_rt, b_rt,
                 l_rt / b_rt);
+    if (two_cpus())
+      std::printf("  round trip of one bare cache line between the two CPUs (the floor): %.0f ns\n", line_rt);
   }
   tool::json_writer json;
   json.begin_object()
@@ -366,8 +336,13 @@ int run_s10(const options& opts) {
       .field("best_ratio_lanes_over_best_peer", best_lanes / best_peer)
       .field("lanes_round_trip_ns", l_rt)
       .field("boost_round_trip_ns", b_rt)
-      .field("round_trip_ratio_lanes_over_boost", l_rt / b_rt)
-      .end_object();
+      .field("round_trip_ratio_lanes_over_boost", l_rt / b_rt);
+  if (two_cpus()) {
+    json.field("cache_line_round_trip_ns", line_rt);
+  } else {
+    json.null_field("cache_line_round_trip_ns");
+  }
+  json.end_object();
   std::cout << json.str() << std::endl;
   return 0;
 }

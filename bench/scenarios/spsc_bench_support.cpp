@@ -2,7 +2,10 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <vector>
+
+#include <lanes/detail/cpu_relax.hpp>
 
 namespace lanes::bench {
 
@@ -40,5 +43,39 @@ void pin_to_nth_cpu(unsigned k) {
 void unpin() { set_mask(process_cpus()); }
 
 bool two_cpus() { return process_cpus().size() >= 2; }
+
+void spin_for(std::chrono::milliseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) lanes::detail::cpu_relax();
+}
+
+double cache_line_round_trip_ns(std::uint64_t trips) {
+  // Each word on a line of its own, written by one side only: the lines
+  // that carry the messages, and each receiver's count of what it has
+  // seen (kept off the std::function's storage, which sits on the
+  // pinger's stack). The value sent is i + 1, so the initial 0 is never
+  // mistaken for a message.
+  struct alignas(64) line {
+    std::atomic<std::uint64_t> value{0};
+  };
+  struct alignas(64) count {
+    std::uint64_t seen = 0;
+  };
+  line ab, ba;
+  count ab_seen, ba_seen;
+  const auto send = [](line& l) {
+    return [&l](std::uint64_t v) { l.value.store(v + 1, std::memory_order_release); };
+  };
+  // Spins without a pause: a pause would add its own latency to the floor.
+  const auto receive = [](line& l, count& c) {
+    return [&l, &c] {
+      const std::uint64_t expected = ++c.seen;
+      while (l.value.load(std::memory_order_acquire) != expected) {
+      }
+      return expected - 1;
+    };
+  };
+  return round_trip_ns(trips, send(ab), receive(ab, ab_seen), send(ba), receive(ba, ba_seen));
+}
 
 }  // namespace lanes::bench

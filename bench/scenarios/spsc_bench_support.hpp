@@ -1,8 +1,17 @@
-// What the two-thread benchmarks (S8, S10) share: the moodycamel peer, and
-// thread placement on the k-th CPU of the process's affinity mask, so that
-// producer and consumer sit on different cores when there are two.
+// What the two-thread benchmarks (S8, S10) share: the moodycamel peer,
+// thread placement on the k-th CPU of the process's affinity mask (so that
+// producer and consumer sit on different cores when there are two), the
+// ping-pong round trip, and the floor under every handoff: one cache line
+// bounced between those two CPUs.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <thread>
+
+#include <lanes/detail/cpu_relax.hpp>
 #include <lanes/detail/sanitizers.hpp>
 
 // The moodycamel peer (libreaderwriterqueue-dev), where it is installed.
@@ -24,5 +33,51 @@ void pin_to_nth_cpu(unsigned k);
 void unpin();
 // The mask has at least two CPUs.
 bool two_cpus();
+
+// Keeps the calling thread busy for `d`: a vCPU that sat idle runs slowly
+// for its first tens of milliseconds (the host wakes it, clocks ramp up),
+// which a short run would otherwise measure instead of the queue.
+void spin_for(std::chrono::milliseconds d);
+
+// Ping-pong: a pinger on the first CPU sends i, a ponger on the second
+// sends it back; ns per round trip. A template, so that the four callables
+// are called directly: through std::function objects (which sit on the
+// pinger's stack) a bare cache line's round trip measured 954 ns against
+// 617-639 called directly, on the 2-vCPU guest of 2026-12-05.
+template <class SendAB, class ReceiveAB, class SendBA, class ReceiveBA>
+double round_trip_ns(std::uint64_t trips, SendAB send_ab, ReceiveAB receive_ab, SendBA send_ba,
+                     ReceiveBA receive_ba) {
+  // Both sides warm, then both ready before the clock starts: a ponger
+  // still starting up would add its start-up to a short run.
+  std::atomic<int> ready{0};
+  const auto warm_up = [&ready] {
+    spin_for(std::chrono::milliseconds(100));
+    ready.fetch_add(1);
+    while (ready.load() != 2) lanes::detail::cpu_relax();
+  };
+  std::thread ponger([&] {
+    pin_to_nth_cpu(1);
+    warm_up();
+    for (std::uint64_t i = 0; i < trips; ++i) send_ba(receive_ab());
+  });
+  pin_to_nth_cpu(0);
+  warm_up();
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t i = 0; i < trips; ++i) {
+    send_ab(i);
+    if (receive_ba() != i) std::fprintf(stderr, "round trip: wrong value\n");
+  }
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+  ponger.join();
+  unpin();
+  return ns / static_cast<double>(trips);
+}
+
+// The same ping-pong through two bare cache lines (a store one way, a
+// spinning load the other, no pause): what moving one line from one of
+// the two CPUs to the other and back costs on this machine. Half of it is
+// the floor under any one-way wake-up between them (S8): a consumer that
+// spins on a line cannot see a store sooner than the line can travel.
+double cache_line_round_trip_ns(std::uint64_t trips);
 
 }  // namespace lanes::bench
