@@ -31,6 +31,19 @@ int slot_for(std::uint64_t deadline, int lvl) noexcept {
   return static_cast<int>((deadline >> shift_of(lvl)) & ((std::uint64_t{1} << bits_of(lvl)) - 1));
 }
 
+// Unlinks `entry` from the list headed by `list` (a slot's, or the run):
+// in insertion order, the head's prev pointing to the tail.
+void unlink(timer_entry*& list, timer_entry& entry) noexcept {
+  if (&entry == list) {
+    list = entry.next;
+    if (list != nullptr) list->prev = entry.prev;  // the tail
+  } else {
+    entry.prev->next = entry.next;
+    // The following entry's prev, or (removing the tail) the head's.
+    (entry.next != nullptr ? entry.next : list)->prev = entry.prev;
+  }
+}
+
 }  // namespace
 
 template <int Bits>
@@ -71,7 +84,18 @@ void timer_wheel::unmark(int lvl, int slot) noexcept {
     level0_.unmark(slot);
   } else {
     upper_[static_cast<std::size_t>(lvl - 1)].unmark(slot);
+    unsorted_[static_cast<std::size_t>(lvl - 1)] &= ~(std::uint64_t{1} << slot);  // empty: in order again
   }
+}
+
+// An entry of level L sits in a slot whose time is still ahead of the
+// wheel's (insert() puts it where its deadline first differs from the
+// wheel's time, and above it). Once the wheel's time reaches that slot's
+// start, the slot has been taken: an entry still linked with that level
+// and slot is on the run.
+bool timer_wheel::slot_passed(const timer_entry& entry) const noexcept {
+  const std::uint64_t slot_start = entry.deadline_tick & ~((std::uint64_t{1} << shift_of(entry.level)) - 1);
+  return slot_start <= elapsed_;
 }
 
 // A slot's list is in insertion order: appended at the tail, which the
@@ -88,6 +112,8 @@ void timer_wheel::link(timer_entry& entry, int lvl, int slot) noexcept {
     list = &entry;
   } else {
     timer_entry* tail = list->prev;
+    if (lvl != 0 && tail->deadline_tick > entry.deadline_tick)
+      unsorted_[static_cast<std::size_t>(lvl - 1)] |= std::uint64_t{1} << slot;
     tail->next = &entry;
     entry.prev = tail;
     list->prev = &entry;
@@ -112,16 +138,13 @@ bool timer_wheel::insert(timer_entry& entry) noexcept {
 
 void timer_wheel::remove(timer_entry& entry) noexcept {
   if (!entry.linked.load(std::memory_order_relaxed)) return;
-  timer_entry*& list = head(entry.level, entry.slot);
-  if (&entry == list) {
-    list = entry.next;
-    if (list != nullptr) list->prev = entry.prev;  // the tail
+  if (entry.level != 0 && slot_passed(entry)) {
+    unlink(run_, entry);
   } else {
-    entry.prev->next = entry.next;
-    // The following entry's prev, or (removing the tail) the head's.
-    (entry.next != nullptr ? entry.next : list)->prev = entry.prev;
+    timer_entry*& list = head(entry.level, entry.slot);
+    unlink(list, entry);
+    if (list == nullptr) unmark(entry.level, entry.slot);
   }
-  if (list == nullptr) unmark(entry.level, entry.slot);
   entry.prev = entry.next = nullptr;
   entry.linked.store(false, std::memory_order_relaxed);  // the caller owns the entry
   --size_;
@@ -147,8 +170,37 @@ std::optional<timer_wheel::expiration> timer_wheel::next_expiration() const noex
 
 std::optional<std::uint64_t> timer_wheel::next_deadline() const noexcept {
   const auto next = next_expiration();
-  if (!next) return std::nullopt;
-  return next->deadline < elapsed_ ? elapsed_ : next->deadline;
+  std::optional<std::uint64_t> best;
+  if (next) best = next->deadline;
+  if (run_ != nullptr && (!best || run_->deadline_tick < *best)) best = run_->deadline_tick;
+  if (!best) return std::nullopt;
+  return *best < elapsed_ ? elapsed_ : *best;
+}
+
+void timer_wheel::fire(timer_entry& entry, std::vector<due_timer>& due, std::size_t first, bool& in_order) {
+  if (due.size() > first && due.back().deadline_tick > entry.deadline_tick) in_order = false;
+  due.push_back(due_timer{entry.deadline_tick, static_cast<waker&&>(entry.to_wake)});
+  // The last touch of a fired entry (see timer_entry.hpp): from here its
+  // owner may find it fired and destroy it.
+  entry.linked.store(false, std::memory_order_release);
+}
+
+void timer_wheel::cascade(timer_entry* entry, std::uint64_t now, std::vector<due_timer>& due, std::size_t first,
+                          std::size_t limit, bool& in_order) {
+  while (entry != nullptr) {
+    timer_entry* following = entry->next;
+    entry->prev = entry->next = nullptr;
+    --size_;
+    // Past the limit, a due entry of a coarse slot goes down a level like
+    // one not yet due; one at the slot's own time cannot (nothing is
+    // inserted at or before the wheel's time), so it fires regardless.
+    if (entry->deadline_tick <= elapsed_ || (entry->deadline_tick <= now && due.size() - first < limit)) {
+      fire(*entry, due, first, in_order);
+    } else {
+      insert(*entry);  // deadline > elapsed_: lands on a lower level (still linked)
+    }
+    entry = following;
+  }
 }
 
 void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due, std::size_t limit) {
@@ -156,41 +208,61 @@ void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due, std::s
   const auto room = [&] { return due.size() - first < limit; };
   bool in_order = true;
   bool caught_up = true;
-  while (const auto next = next_expiration()) {
-    if (next->deadline > now) break;
+  auto next = next_expiration();
+  for (;;) {
+    // The run's head, while it is due and not after the next slot's time.
+    // On a tie the run's entry goes first: it was set before the slot came
+    // due that put it on the run, and an entry of a finer slot with the
+    // same deadline only after (it would have gone to that coarse slot).
+    if (run_ != nullptr && run_->deadline_tick <= now && (!next || run_->deadline_tick <= next->deadline)) {
+      if (!room()) {
+        caught_up = false;
+        break;
+      }
+      timer_entry& entry = *run_;
+      unlink(run_, entry);  // writes the next entry's prev: its line starts coming now
+      entry.prev = entry.next = nullptr;
+      --size_;
+      fire(entry, due, first, in_order);
+      continue;
+    }
+    if (!next || next->deadline > now) break;
     if (!room()) {
       caught_up = false;  // the wheel's time stays at the last slot taken
       break;
     }
-    // Take the whole slot, then fire or cascade each entry from the slot's time.
+    // Take the whole slot: onto the run if it may go there, else fire or
+    // cascade each entry from the slot's time.
     timer_entry*& list = head(next->level, next->slot);
-    timer_entry* entry = list;
+    timer_entry* taken = list;
     list = nullptr;
+    const bool in_deadline_order =
+        next->level != 0 &&
+        (unsorted_[static_cast<std::size_t>(next->level - 1)] & (std::uint64_t{1} << next->slot)) == 0;
     unmark(next->level, next->slot);
     if (next->deadline > elapsed_) elapsed_ = next->deadline;
-    while (entry != nullptr) {
-      timer_entry* following = entry->next;
-      entry->prev = entry->next = nullptr;
-      --size_;
-      // Past the limit, a due entry of a coarse slot goes down a level like
-      // one not yet due; one at the slot's own time cannot (nothing is
-      // inserted at or before the wheel's time), so it fires regardless.
-      if (entry->deadline_tick <= elapsed_ || (entry->deadline_tick <= now && room())) {
-        if (due.size() > first && due.back().deadline_tick > entry->deadline_tick) in_order = false;
-        due.push_back(due_timer{entry->deadline_tick, static_cast<waker&&>(entry->to_wake)});
-        // The last touch of a fired entry (see timer_entry.hpp): from here
-        // its owner may find it fired and destroy it.
-        entry->linked.store(false, std::memory_order_release);
+    if (in_deadline_order && (run_ == nullptr || run_->prev->deadline_tick <= taken->deadline_tick)) {
+      // Appended whole: the run stays in deadline order. Its entries keep
+      // their level and slot (see slot_passed()).
+      if (run_ == nullptr) {
+        run_ = taken;
       } else {
-        insert(*entry);  // deadline > elapsed_: lands on a lower level (still linked)
+        timer_entry* run_tail = run_->prev;
+        timer_entry* taken_tail = taken->prev;
+        run_tail->next = taken;
+        taken->prev = run_tail;
+        run_->prev = taken_tail;
       }
-      entry = following;
+    } else {
+      cascade(taken, now, due, first, limit, in_order);
     }
+    next = next_expiration();
   }
   if (caught_up && now > elapsed_) elapsed_ = now;
-  // Slots come due in time order, but a coarse slot's list is in insertion
-  // order, not deadline order (a 10 ms timer set after a 20 ms one), and a
-  // coarse slot can start before a finer one holding earlier deadlines.
+  // Slots come due in time order, but a coarse slot's list that goes down
+  // a level is in insertion order, not deadline order (a 10 ms timer set
+  // after a 20 ms one), and a coarse slot can start before a finer one
+  // holding earlier deadlines.
   if (!in_order) sort_by_deadline(due, first);
 }
 

@@ -17,6 +17,16 @@
 // 100,000 sleepers spent ~11 ms of wheel time per run); with 4096 it is
 // walked twice, and a timer under 4 ms is never cascaded.
 //
+// The run: a coarse slot whose list is in deadline order (timers of one
+// duration, set one after another: the common case) is not cascaded at
+// all. When it comes due its whole list moves, in O(1), onto the run, a
+// list in deadline order that advance() fires from its head, merged with
+// the slots by deadline. So such a timer is walked once, when it fires.
+// Each slot of levels 1.. knows whether its list is in order (link()
+// compares with the tail it appends after). A run entry keeps the level and
+// slot it came from; remove() tells it from one still in that slot because
+// its slot's time has passed (slot_passed()).
+//
 // Not thread-safe: the scheduler guards it with one mutex.
 #pragma once
 
@@ -88,9 +98,20 @@ class timer_wheel {
   void link(timer_entry& entry, int level, int slot) noexcept;
   timer_entry*& head(int level, int slot) noexcept;
   void unmark(int level, int slot) noexcept;
+  // The entry's coarse slot has come due: it is on the run, not in that slot.
+  bool slot_passed(const timer_entry& entry) const noexcept;
+  // The entries of one taken slot: fired, or linked again a level down.
+  void cascade(timer_entry* entry, std::uint64_t now, std::vector<due_timer>& due, std::size_t first,
+               std::size_t limit, bool& in_order);
+  void fire(timer_entry& entry, std::vector<due_timer>& due, std::size_t first, bool& in_order);
 
   std::uint64_t elapsed_ = 0;
   std::size_t size_ = 0;
+  // Entries of coarse slots that came due in deadline order, earliest
+  // first (the head's prev is the tail, as in a slot's list).
+  timer_entry* run_ = nullptr;
+  // Bit s of word L-1: level L's slot s was appended out of deadline order.
+  std::array<std::uint64_t, levels - 1> unsorted_{};
   level<level0_bits> level0_;
   std::array<level<upper_bits>, levels - 1> upper_;
 };

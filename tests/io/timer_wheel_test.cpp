@@ -41,8 +41,11 @@ TEST(TimerWheel, RemoveIsImmediate) {
 // cancelled per round, time advanced to the next deadline or jumped ahead
 // by up to `max_jump` ticks. With a `limit`, advance() is called with it
 // until nothing is due at `now`, each call making progress.
+// With `duration` set, most rounds instead insert timers of that one
+// duration (plus 0..4 ticks, in order), as a server's sleeps and timeouts
+// are: coarse slots in deadline order, which go onto the run.
 void check_random_schedule_against_model(std::uint64_t seed, int max_magnitude, std::uint64_t max_jump,
-                                         std::size_t limit = SIZE_MAX) {
+                                         std::size_t limit = SIZE_MAX, std::uint64_t duration = 0) {
   std::mt19937_64 rng(seed);
   timer_wheel wheel;
   struct item {
@@ -57,7 +60,9 @@ void check_random_schedule_against_model(std::uint64_t seed, int max_magnitude, 
     for (int i = 0; i < 5; ++i) {
       auto it = std::make_unique<item>();
       const int magnitude = static_cast<int>(rng() % static_cast<std::uint64_t>(max_magnitude));
-      it->entry.deadline_tick = now + 1 + (rng() % (std::uint64_t{1} << magnitude));
+      it->entry.deadline_tick = duration != 0 && round % 8 != 0
+                                    ? now + duration + static_cast<std::uint64_t>(i)
+                                    : now + 1 + (rng() % (std::uint64_t{1} << magnitude));
       ASSERT_TRUE(wheel.insert(it->entry));
       items.push_back(std::move(it));
     }
@@ -115,10 +120,18 @@ TEST(TimerWheel, LimitedAdvancesMatchModel) {
   check_random_schedule_against_model(99, 14, 3000, 1);
 }
 
+// Timers of one duration (100 ms, and 300 ms: levels 1 and 2), with and
+// without a limit: the run, merged with the slots.
+TEST(TimerWheel, TimersOfOneDurationMatchModel) {
+  check_random_schedule_against_model(31, 20, 3000, SIZE_MAX, 100'000);
+  check_random_schedule_against_model(32, 20, 3000, 4, 100'000);
+  check_random_schedule_against_model(33, 24, 20000, 2, 300'000);
+}
+
 // A slot keeps its entries in insertion order, so entries with one
-// deadline fire first in, first out: a limit of 2 takes the first two of a
-// coarse slot and sends the others down to level 0, still pending, where
-// the next advance finds them.
+// deadline fire first in, first out: the coarse slot (in deadline order)
+// moves whole onto the run, and each advance with a limit of 2 takes the
+// next two from the run's head, the rest still pending.
 TEST(TimerWheel, EqualDeadlinesFireInInsertionOrderAcrossALimit) {
   timer_wheel wheel;
   std::vector<timer_entry> entries(5);
@@ -127,22 +140,80 @@ TEST(TimerWheel, EqualDeadlinesFireInInsertionOrderAcrossALimit) {
     ASSERT_TRUE(wheel.insert(e));
   }
   std::vector<timer_wheel::due_timer> due;
-  wheel.advance(20'000, due, 2);
-  EXPECT_EQ(due.size(), 2U);
-  EXPECT_FALSE(entries[0].linked);
-  EXPECT_FALSE(entries[1].linked);
-  for (std::size_t i = 2; i < entries.size(); ++i) EXPECT_TRUE(entries[i].linked) << i;
-  EXPECT_EQ(wheel.size(), 3U);
-  ASSERT_TRUE(wheel.next_deadline().has_value());
-  EXPECT_LE(*wheel.next_deadline(), 20'000U);  // still due: the wheel's time stopped short
-  // The other three now share level 0's one-tick slot 10,000, which is
-  // taken whole (the limit's overshoot): all of them, and the wheel's time
-  // catches up.
+  for (std::size_t fired : {2U, 4U}) {
+    wheel.advance(20'000, due, 2);
+    EXPECT_EQ(due.size(), fired);
+    for (std::size_t i = 0; i < entries.size(); ++i) EXPECT_EQ(entries[i].linked, i >= fired) << i;
+    EXPECT_EQ(wheel.size(), entries.size() - fired);
+    ASSERT_TRUE(wheel.next_deadline().has_value());
+    EXPECT_LE(*wheel.next_deadline(), 20'000U);  // still due: the wheel's time stopped short
+  }
   wheel.advance(20'000, due, 2);
   EXPECT_EQ(due.size(), 5U);
   for (auto& e : entries) EXPECT_FALSE(e.linked);
   EXPECT_EQ(wheel.size(), 0U);
   EXPECT_EQ(wheel.now(), 20'000U);
+}
+
+// A coarse slot in deadline order goes onto the run when its time comes,
+// without firing what is not due; an entry on the run can be removed;
+// one set afterwards with the same deadline (in a level-0 slot) fires
+// after those on the run, which were set first.
+TEST(TimerWheel, TheRunKeepsItsOrderAndAllowsRemoval) {
+  timer_wheel wheel;
+  std::vector<timer_entry> entries(5);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    entries[i].deadline_tick = 10'000 + i;
+    ASSERT_TRUE(wheel.insert(entries[i]));
+  }
+  std::vector<timer_wheel::due_timer> due;
+  wheel.advance(8'192, due);  // the level-1 slot's start: nothing due yet
+  EXPECT_TRUE(due.empty());
+  EXPECT_EQ(wheel.size(), 5U);
+  ASSERT_TRUE(wheel.next_deadline().has_value());
+  EXPECT_EQ(*wheel.next_deadline(), 10'000U);  // the run's head, exactly
+  wheel.remove(entries[2]);  // from the middle of the run
+  wheel.remove(entries[4]);  // its tail
+  EXPECT_FALSE(entries[2].linked);
+  EXPECT_EQ(wheel.size(), 3U);
+  timer_entry later;  // same deadline as the run's head, set after it
+  later.deadline_tick = 10'000;
+  ASSERT_TRUE(wheel.insert(later));
+  wheel.advance(10'000, due, 1);
+  ASSERT_EQ(due.size(), 1U);
+  EXPECT_FALSE(entries[0].linked);
+  EXPECT_TRUE(later.linked) << "set later with an equal deadline: fires after the run's entry";
+  wheel.advance(10'003, due);
+  ASSERT_EQ(due.size(), 4U);
+  EXPECT_EQ(due[1].deadline_tick, 10'000U);  // `later`
+  EXPECT_EQ(due[2].deadline_tick, 10'001U);
+  EXPECT_EQ(due[3].deadline_tick, 10'003U);
+  EXPECT_FALSE(later.linked);
+  EXPECT_EQ(wheel.size(), 0U);
+  EXPECT_FALSE(wheel.next_deadline().has_value());
+}
+
+// A coarse slot appended out of deadline order is cascaded as before, and
+// its timers still come out in deadline order.
+TEST(TimerWheel, ASlotOutOfOrderIsCascaded) {
+  timer_wheel wheel;
+  std::vector<timer_entry> entries(3);
+  const std::uint64_t deadlines[] = {10'002, 10'000, 10'001};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    entries[i].deadline_tick = deadlines[i];
+    ASSERT_TRUE(wheel.insert(entries[i]));
+  }
+  std::vector<timer_wheel::due_timer> due;
+  wheel.advance(8'192, due);
+  EXPECT_TRUE(due.empty());
+  ASSERT_TRUE(wheel.next_deadline().has_value());
+  EXPECT_EQ(*wheel.next_deadline(), 10'000U);  // the earliest, not the slot's first: it went down to level 0
+  wheel.remove(entries[2]);  // now in level 0's slot 10,001
+  wheel.advance(10'002, due);
+  ASSERT_EQ(due.size(), 2U);
+  EXPECT_EQ(due[0].deadline_tick, 10'000U);
+  EXPECT_EQ(due[1].deadline_tick, 10'002U);
+  EXPECT_EQ(wheel.size(), 0U);
 }
 
 // Removing the head, a middle entry and the tail of one slot's list keeps
