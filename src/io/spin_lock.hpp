@@ -26,6 +26,9 @@ class spin_lock {
       }
     }
   }
+  bool try_lock() noexcept {
+    return !locked_.load(std::memory_order_relaxed) && !locked_.exchange(true, std::memory_order_acquire);
+  }
   void unlock() noexcept { locked_.store(false, std::memory_order_release); }
 
  private:

@@ -107,13 +107,13 @@ class timer_wheel {
 
   std::uint64_t elapsed_ = 0;
   std::size_t size_ = 0;
+  level<level0_bits> level0_;
+  std::array<level<upper_bits>, levels - 1> upper_;
   // Entries of coarse slots that came due in deadline order, earliest
   // first (the head's prev is the tail, as in a slot's list).
   timer_entry* run_ = nullptr;
   // Bit s of word L-1: level L's slot s was appended out of deadline order.
   std::array<std::uint64_t, levels - 1> unsorted_{};
-  level<level0_bits> level0_;
-  std::array<level<upper_bits>, levels - 1> upper_;
 };
 
 }  // namespace lanes::detail
