@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 #include <vector>
@@ -111,6 +114,73 @@ TEST(FrameAllocator, BlocksFromHugePageChunksAreWholeAndApart) {
   }
   for (char* b : blocks) EXPECT_EQ(b[size - 1], 5);
   for (char* b : blocks) free_frame(b, size);
+}
+
+// Four threads allocate, hand blocks to each other, and free them, in
+// batches of random size that overflow their caches into the shared pool's
+// chains and take chains back: no block is handed out while it is live,
+// and what one thread wrote in a block is intact when another frees it.
+TEST(FrameAllocatorStress, BlocksCrossThreadsAndThePoolWithoutBeingHandedOutTwice) {
+  constexpr int threads = 4;
+  constexpr int rounds = 60;
+  constexpr std::size_t sizes[] = {96, 200, 640};
+  std::mutex mutex;  // guards live and exchange
+  std::set<void*> live;
+  struct handed {
+    void* block;
+    std::size_t size;
+    std::uint64_t tag;
+  };
+  std::vector<handed> exchange;
+  std::atomic<int> doubles{0}, torn{0};
+  const auto worker = [&](unsigned seed) {
+    std::mt19937 rng(seed);
+    for (int r = 0; r < rounds; ++r) {
+      const std::size_t size = sizes[rng() % 3];
+      const std::size_t n = 1 + rng() % 1500;
+      std::vector<handed> mine;
+      for (std::size_t i = 0; i < n; ++i) {
+        void* b = allocate_frame(size);
+        const std::uint64_t tag = (std::uint64_t{seed} << 32) | (static_cast<std::uint64_t>(r) << 16) | (i & 0xffff);
+        std::memset(b, static_cast<int>(tag & 0xff), size);
+        std::memcpy(b, &tag, sizeof tag);
+        mine.push_back({b, size, tag});
+      }
+      std::vector<handed> theirs;
+      {
+        std::lock_guard lock(mutex);
+        for (const auto& h : mine)
+          if (!live.insert(h.block).second) doubles.fetch_add(1);
+        // Keep a random half to free here; hand the rest over, and take what others handed over.
+        theirs.swap(exchange);
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+          if (rng() % 2 == 0) exchange.push_back(mine[i]);
+          else theirs.push_back(mine[i]);
+        }
+      }
+      for (const auto& h : theirs) {
+        std::uint64_t tag;
+        std::memcpy(&tag, h.block, sizeof tag);
+        const auto* bytes = static_cast<const unsigned char*>(h.block);
+        if (tag != h.tag || bytes[h.size - 1] != static_cast<unsigned char>(h.tag & 0xff)) torn.fetch_add(1);
+        {
+          std::lock_guard lock(mutex);
+          live.erase(h.block);
+        }
+        free_frame(h.block, h.size);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t + 1);
+  for (auto& t : pool) t.join();
+  for (const auto& h : exchange) {
+    live.erase(h.block);
+    free_frame(h.block, h.size);
+  }
+  EXPECT_EQ(doubles.load(), 0) << "a block was handed out while live";
+  EXPECT_EQ(torn.load(), 0) << "a block changed while its owner held it";
+  EXPECT_TRUE(live.empty());
 }
 
 }  // namespace
