@@ -293,7 +293,7 @@ int run_s10(const options& opts) {
   const double best_lanes = std::max({l_item, l_batch, l_stream});
   const double l_rt = median_of(runs, [&] { return lanes_round_trip(trips); });
   const double b_rt = median_of(runs, [&] { return boost_round_trip(trips); });
-  // No pause in its spin: on a one-CPU mask each trip would wait out a time slice.
+  // Not on a one-CPU mask: each trip there would wait out a time slice.
   const double line_rt = two_cpus() ? median_of(runs, [&] { return cache_line_round_trip_ns(trips); }) : 0;
   if (!opts.json) {
     std::printf("S10: %llu u64 through a ring of %zu, producer and consumer on %s, median of %d runs\n",

@@ -74,7 +74,7 @@ double round_trip_ns(std::uint64_t trips, SendAB send_ab, ReceiveAB receive_ab, 
 }
 
 // The same ping-pong through two bare cache lines (a store one way, a
-// spinning load the other, no pause): what moving one line from one of
+// spinning load the other): what moving one line from one of
 // the two CPUs to the other and back costs on this machine. Half of it is
 // the floor under any one-way wake-up between them (S8): a consumer that
 // spins on a line cannot see a store sooner than the line can travel.
