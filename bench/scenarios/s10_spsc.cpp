@@ -43,22 +43,17 @@ constexpr std::size_t batch = 256;
 double messages_per_second(std::uint64_t n, const std::function<void()>& produce,
                            const std::function<bool()>& consume) {
   bool ok = false;
-  std::atomic<int> warm{0};
+  std::atomic<int> arrived{0};
   std::chrono::steady_clock::time_point start, end;
-  const auto warm_up = [&warm] {
-    spin_for(std::chrono::milliseconds(100));
-    warm.fetch_add(1);
-    while (warm.load() != 2) lanes::detail::cpu_relax();
-  };
   std::thread consumer([&] {
     pin_to_nth_cpu(1);
-    warm_up();
+    warm_up_and_meet(arrived);
     ok = consume();
     end = std::chrono::steady_clock::now();
   });
   std::thread producer([&] {
     pin_to_nth_cpu(0);
-    warm_up();
+    warm_up_and_meet(arrived);
     start = std::chrono::steady_clock::now();
     produce();
   });

@@ -49,12 +49,18 @@ void spin_for(std::chrono::milliseconds d) {
   while (std::chrono::steady_clock::now() < until) lanes::detail::cpu_relax();
 }
 
+void warm_up_and_meet(std::atomic<int>& arrived) {
+  spin_for(std::chrono::milliseconds(100));
+  arrived.fetch_add(1);
+  while (arrived.load() != 2) lanes::detail::cpu_relax();
+}
+
 double cache_line_round_trip_ns(std::uint64_t trips) {
   // Each word on a line of its own, written by one side only: the lines
   // that carry the messages, and each receiver's count of what it has
-  // seen (kept off the std::function's storage, which sits on the
-  // pinger's stack). The value sent is i + 1, so the initial 0 is never
-  // mistaken for a message.
+  // seen (kept out of the callables, which sit on the pinger's stack, by
+  // whatever the pinger keeps there). The value sent is i + 1, so the
+  // initial 0 is never mistaken for a message.
   struct alignas(64) line {
     std::atomic<std::uint64_t> value{0};
   };

@@ -39,6 +39,12 @@ bool two_cpus();
 // which a short run would otherwise measure instead of the queue.
 void spin_for(std::chrono::milliseconds d);
 
+// What each of the two threads of a measurement runs before its clock
+// starts: 100 ms of spin_for, then it counts itself in `arrived` and waits
+// for the other (a thread still starting up would otherwise add its
+// start-up to a short run).
+void warm_up_and_meet(std::atomic<int>& arrived);
+
 // Ping-pong: a pinger on the first CPU sends i, a ponger on the second
 // sends it back; ns per round trip. A template, so that the four callables
 // are called directly: through std::function objects (which sit on the
@@ -47,21 +53,14 @@ void spin_for(std::chrono::milliseconds d);
 template <class SendAB, class ReceiveAB, class SendBA, class ReceiveBA>
 double round_trip_ns(std::uint64_t trips, SendAB send_ab, ReceiveAB receive_ab, SendBA send_ba,
                      ReceiveBA receive_ba) {
-  // Both sides warm, then both ready before the clock starts: a ponger
-  // still starting up would add its start-up to a short run.
-  std::atomic<int> ready{0};
-  const auto warm_up = [&ready] {
-    spin_for(std::chrono::milliseconds(100));
-    ready.fetch_add(1);
-    while (ready.load() != 2) lanes::detail::cpu_relax();
-  };
+  std::atomic<int> arrived{0};
   std::thread ponger([&] {
     pin_to_nth_cpu(1);
-    warm_up();
+    warm_up_and_meet(arrived);
     for (std::uint64_t i = 0; i < trips; ++i) send_ba(receive_ab());
   });
   pin_to_nth_cpu(0);
-  warm_up();
+  warm_up_and_meet(arrived);
   const auto start = std::chrono::steady_clock::now();
   for (std::uint64_t i = 0; i < trips; ++i) {
     send_ab(i);
