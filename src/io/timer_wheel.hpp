@@ -103,7 +103,8 @@ class timer_wheel {
   // The entries of one taken slot: fired, or linked again a level down.
   void cascade(timer_entry* entry, std::uint64_t now, std::vector<due_timer>& due, std::size_t first,
                std::size_t limit, bool& in_order);
-  void fire(timer_entry& entry, std::vector<due_timer>& due, std::size_t first, bool& in_order);
+  // Moves a due entry's waker into `due` (the wheel's own state is the caller's to update).
+  static void fire(timer_entry& entry, std::vector<due_timer>& due, std::size_t first, bool& in_order);
 
   std::uint64_t elapsed_ = 0;
   std::size_t size_ = 0;
