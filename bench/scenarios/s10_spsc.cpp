@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <span>
 #include <iostream>
 #include <string>
 #include <thread>
@@ -86,6 +87,24 @@ double lanes_per_item(std::uint64_t n) {
       });
 }
 
+// Whether `values` are first, first + 1, ...: the batched consumers' check
+// of every value, lanes' and boost's alike. Four values per step and no
+// early exit: a loop that returned at the first mismatch took 0.64 ns per
+// value from L1 here (at most ~1,560 M values/s, one thread alone), which
+// bounded lanes' batched reader with the vCPUs on SMT siblings (~1,700 M
+// msgs/s), not the ring; this one takes 0.32 ns. (g++ -O2 does not
+// vectorise the one-value loop of unknown length: 0.36-0.63 ns.)
+bool is_sequence(std::span<const std::uint64_t> values, std::uint64_t first) {
+  std::uint64_t wrong = 0;
+  std::size_t k = 0;
+  for (; k + 4 <= values.size(); k += 4) {
+    wrong |= (values[k] ^ (first + k)) | (values[k + 1] ^ (first + k + 1)) | (values[k + 2] ^ (first + k + 2)) |
+             (values[k + 3] ^ (first + k + 3));
+  }
+  for (; k < values.size(); ++k) wrong |= values[k] ^ (first + k);
+  return wrong == 0;
+}
+
 // The consumer of both batched modes: reads 0..n-1 in chunks of up to a
 // batch, checking each value.
 bool read_batches(react::ring_consumer<std::uint64_t>& rx, std::uint64_t n) {
@@ -95,10 +114,8 @@ bool read_batches(react::ring_consumer<std::uint64_t>& rx, std::uint64_t n) {
       lanes::detail::cpu_relax();
       continue;
     }
-    for (std::uint64_t v : chunk.first)
-      if (v != i++) return false;
-    for (std::uint64_t v : chunk.second)
-      if (v != i++) return false;
+    if (!is_sequence(chunk.first, i) || !is_sequence(chunk.second, i + chunk.first.size())) return false;
+    i += chunk.size();
     rx.consume(chunk.size());
   }
   return true;
@@ -188,8 +205,8 @@ double boost_batched(std::uint64_t n) {
             lanes::detail::cpu_relax();
             continue;
           }
-          for (std::size_t k = 0; k < got; ++k)
-            if (buffer[k] != i++) return false;
+          if (!is_sequence(std::span(buffer.data(), got), i)) return false;
+          i += got;
         }
         return true;
       });
