@@ -12,3 +12,11 @@ function(lanes_precompiled_headers target)
     target_precompile_headers(${target} PRIVATE ${ARGN})
   endif()
 endfunction()
+
+# lanes_reuse_precompiled_headers(TARGET FROM): TARGET's files start from
+# the header FROM precompiled (with the same compiler condition).
+function(lanes_reuse_precompiled_headers target from)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_precompile_headers(${target} REUSE_FROM ${from})
+  endif()
+endfunction()

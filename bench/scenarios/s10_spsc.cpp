@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
-#include <span>
 #include <iostream>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>

@@ -8,11 +8,12 @@
 #include <atomic>
 #include <stdexcept>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
+
+#include "destruction_counter.hpp"
 
 namespace lanes {
 namespace {
@@ -69,17 +70,6 @@ TEST_P(JoinSetBothFlavors, FailuresAndCancellationsArePerMember) {
   }());
 }
 
-// Counts its destruction: a member's frame is gone (and its sleep's timer
-// disarmed, which happens before its parameters are destroyed).
-struct frame_gone {
-  std::atomic<int>* gone;
-  explicit frame_gone(std::atomic<int>* g) : gone(g) {}
-  frame_gone(frame_gone&& o) noexcept : gone(std::exchange(o.gone, nullptr)) {}
-  ~frame_gone() {
-    if (gone != nullptr) gone->fetch_add(1);
-  }
-};
-
 TEST_P(JoinSetBothFlavors, DestructionAbortsMembers) {
   auto rt = make();
   std::atomic<int> finished{0};
@@ -88,11 +78,12 @@ TEST_P(JoinSetBothFlavors, DestructionAbortsMembers) {
     {
       join_set<void> set;
       for (int i = 0; i < 50; ++i) {
-        set.spawn([](std::atomic<int>& f, frame_gone g) -> task<void> {
+        // Its frame's parameters are destroyed after its sleep disarmed the timer.
+        set.spawn([](std::atomic<int>& f, test_support::destruction_counter<int> g) -> task<void> {
           co_await sleep(1h);
           (void)g;
           f.fetch_add(1);
-        }(finished, frame_gone(&gone)));
+        }(finished, test_support::destruction_counter(gone)));
       }
       co_await sleep(1ms);
     }  // aborts all 50; each is destroyed when a worker next takes it

@@ -18,6 +18,8 @@
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/oneshot.hpp>
 
+#include "destruction_counter.hpp"
+
 namespace lanes {
 namespace {
 
@@ -239,25 +241,16 @@ TEST(Runtime, WorkerThreadsAreNamed) {
   EXPECT_TRUE(name == "svc-io-0" || name == "svc-io-1") << name;
 }
 
-struct destructor_counter {
-  std::atomic<int>* count;
-  explicit destructor_counter(std::atomic<int>* c) : count(c) {}
-  destructor_counter(destructor_counter&& other) noexcept : count(std::exchange(other.count, nullptr)) {}
-  ~destructor_counter() {
-    if (count != nullptr) count->fetch_add(1);
-  }
-};
-
 TEST(Runtime, ShutdownCancelsPendingTasksAndRunsTheirDestructors) {
   std::atomic<int> destroyed{0};
   std::vector<join_handle<void>> handles;
   {
     auto rt = multi(2);
     for (int i = 0; i < 100; ++i) {
-      handles.push_back(rt.spawn([](destructor_counter guard) -> task<void> {
+      handles.push_back(rt.spawn([](test_support::destruction_counter<int> guard) -> task<void> {
         co_await sleep(1h);
         (void)guard;
-      }(destructor_counter(&destroyed))));
+      }(test_support::destruction_counter(destroyed))));
     }
     rt.block_on([]() -> task<void> { co_await sleep(2ms); }());
     EXPECT_EQ(rt.metrics().tasks_alive, 100U);

@@ -18,6 +18,7 @@
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/yield.hpp>
 
+#include "destruction_counter.hpp"
 #include "sanitized_build.hpp"
 
 namespace lanes {
@@ -244,17 +245,7 @@ TEST(IoStress, WorkerSpawnedTasksEndingOnOtherThreadsAreAllReleased) {
   // hand-overs while running or the runtime's shutdown does.
   // A coroutine parameter lives in the frame from its creation, so this
   // counts frames destroyed, whether or not the task ever started.
-  struct frame_token {
-    std::atomic<long>* destroyed;
-    explicit frame_token(std::atomic<long>& d) noexcept : destroyed(&d) {}
-    frame_token(frame_token&& other) noexcept : destroyed(std::exchange(other.destroyed, nullptr)) {}
-    frame_token(const frame_token&) = delete;
-    frame_token& operator=(const frame_token&) = delete;
-    frame_token& operator=(frame_token&&) = delete;
-    ~frame_token() {
-      if (destroyed != nullptr) destroyed->fetch_add(1, std::memory_order_relaxed);
-    }
-  };
+  using frame_token = test_support::destruction_counter<long>;
   for (int round = 0; round < 100 / scale + 5; ++round) {
     std::atomic<long> destroyed{0};
     std::atomic<long> finished{0};

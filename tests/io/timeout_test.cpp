@@ -11,6 +11,8 @@
 #include <lanes/io/runtime.hpp>
 #include <lanes/sync/semaphore.hpp>
 
+#include "destruction_counter.hpp"
+
 namespace lanes {
 namespace {
 
@@ -35,24 +37,15 @@ TEST_P(TimeoutBothFlavors, FinishesInTime) {
   EXPECT_EQ(*r, 7);
 }
 
-struct guard {
-  std::atomic<int>* destroyed;
-  explicit guard(std::atomic<int>* d) : destroyed(d) {}
-  guard(guard&& o) noexcept : destroyed(std::exchange(o.destroyed, nullptr)) {}
-  ~guard() {
-    if (destroyed != nullptr) destroyed->fetch_add(1);
-  }
-};
-
 TEST_P(TimeoutBothFlavors, TimesOutAndTheOperationIsGoneBeforeItReturns) {
   auto rt = make();
   std::atomic<int> destroyed{0};
   const bool all_gone = rt.block_on([](std::atomic<int>& destroyed) -> task<bool> {
-    auto r = co_await timeout(2ms, [](guard g) -> task<int> {
+    auto r = co_await timeout(2ms, [](test_support::destruction_counter<int> g) -> task<int> {
       co_await sleep(1h);
       (void)g;
       co_return 1;
-    }(guard(&destroyed)));
+    }(test_support::destruction_counter(destroyed)));
     EXPECT_FALSE(r.has_value());
     EXPECT_THROW(r.value(), bad_result_access);
     co_return destroyed.load() == 1;  // the inner frame is destroyed already
