@@ -32,7 +32,8 @@ std::uint64_t peak_rss_bytes() { return status_kib("VmHWM") * 1024; }
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 != 0 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 lag_stats summarize_lags(std::vector<double> lags_us) {

@@ -87,24 +87,6 @@ double lanes_per_item(std::uint64_t n) {
       });
 }
 
-// Whether `values` are first, first + 1, ...: the batched consumers' check
-// of every value, lanes' and boost's alike. Four values per step and no
-// early exit: a loop that returned at the first mismatch took 0.64 ns per
-// value from L1 here (at most ~1,560 M values/s, one thread alone), which
-// bounded lanes' batched reader with the vCPUs on SMT siblings (~1,700 M
-// msgs/s), not the ring; this one takes 0.32 ns. (g++ -O2 does not
-// vectorise the one-value loop of unknown length: 0.36-0.63 ns.)
-bool is_sequence(std::span<const std::uint64_t> values, std::uint64_t first) {
-  std::uint64_t wrong = 0;
-  std::size_t k = 0;
-  for (; k + 4 <= values.size(); k += 4) {
-    wrong |= (values[k] ^ (first + k)) | (values[k + 1] ^ (first + k + 1)) | (values[k + 2] ^ (first + k + 2)) |
-             (values[k + 3] ^ (first + k + 3));
-  }
-  for (; k < values.size(); ++k) wrong |= values[k] ^ (first + k);
-  return wrong == 0;
-}
-
 // The consumer of both batched modes: reads 0..n-1 in chunks of up to a
 // batch, checking each value.
 bool read_batches(react::ring_consumer<std::uint64_t>& rx, std::uint64_t n) {

@@ -48,6 +48,8 @@ std::vector<double> run_isolated(const std::function<std::vector<double>()>& wor
 std::uint64_t rss_bytes();
 std::uint64_t peak_rss_bytes();
 
+// The middle value (for an even count, the mean of the two middle ones);
+// 0 for none.
 double median(std::vector<double> values);
 
 // Timer lateness samples (us) summed up; all zero when there are none.
