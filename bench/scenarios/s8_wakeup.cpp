@@ -99,8 +99,7 @@ struct harness {
       if (idle == sender_idle::sleeps) {
         std::this_thread::sleep_for(std::chrono::microseconds(100));
       } else {
-        const std::int64_t until = now_ns() + 100'000;
-        while (now_ns() < until) lanes::detail::cpu_relax();
+        spin_for(std::chrono::microseconds(100));
       }
       send(now_ns());
       while (done.load(std::memory_order_acquire) != i + 1) lanes::detail::cpu_relax();

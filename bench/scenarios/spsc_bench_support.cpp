@@ -44,7 +44,7 @@ void unpin() { set_mask(process_cpus()); }
 
 bool two_cpus() { return process_cpus().size() >= 2; }
 
-void spin_for(std::chrono::milliseconds d) {
+void spin_for(std::chrono::nanoseconds d) {
   const auto until = std::chrono::steady_clock::now() + d;
   while (std::chrono::steady_clock::now() < until) lanes::detail::cpu_relax();
 }

@@ -37,10 +37,12 @@ void unpin();
 // The mask has at least two CPUs.
 bool two_cpus();
 
-// Keeps the calling thread busy for `d`: a vCPU that sat idle runs slowly
-// for its first tens of milliseconds (the host wakes it, clocks ramp up),
-// which a short run would otherwise measure instead of the queue.
-void spin_for(std::chrono::milliseconds d);
+// Keeps the calling thread busy for `d` (reading steady_clock, with a
+// pause): before a run, because a vCPU that sat idle runs slowly for its
+// first tens of milliseconds (the host wakes it, clocks ramp up), which a
+// short run would otherwise measure instead of the queue; and as S8's
+// hot sender's idle between messages.
+void spin_for(std::chrono::nanoseconds d);
 
 // What each of the two threads of a measurement runs before its clock
 // starts: 100 ms of spin_for, then it counts itself in `arrived` and waits

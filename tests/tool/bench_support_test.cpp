@@ -33,9 +33,9 @@ TEST(IsSequence, FindsOneWrongValueAtAnyPosition) {
       auto v = counting(n, 7);
       v[wrong] += 1;
       EXPECT_FALSE(is_sequence(v, 7)) << "length " << n << ", wrong at " << wrong;
-      v[wrong] -= 2;  // one below, and a single flipped high bit
+      v[wrong] -= 2;  // one below
       EXPECT_FALSE(is_sequence(v, 7)) << "length " << n << ", wrong at " << wrong;
-      v[wrong] = (7 + wrong) ^ (std::uint64_t{1} << 63);
+      v[wrong] = (7 + wrong) ^ (std::uint64_t{1} << 63);  // only the high bit differs
       EXPECT_FALSE(is_sequence(v, 7)) << "length " << n << ", wrong at " << wrong;
     }
   }
