@@ -72,7 +72,7 @@ percentiles summarize(std::vector<std::int64_t> samples) {
 // the same quiet either way; what differs is the state the sender sends
 // from. Back from nanosleep, it sends with what the kernel's sleep path
 // and whatever ran meanwhile left of its caches: on the 2-vCPU VM that adds
-// ~100-200 ns to the p50 of every spinning row (2026-12-06, across cores:
+// 60-230 ns to the p50 of the spinning rows (2026-12-06, across cores:
 // react 371-532 against 300-321 with a spinning sender, boost 602-662
 // against 441-490). A sender that spins through the idle is the react
 // lane's own case (a feed handler polling its NIC), so the spinning rows
