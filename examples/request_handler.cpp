@@ -87,9 +87,9 @@ lanes::task<int> serve_three() {
   example::listener l;
   lanes::async_fd listening(l.fd);
   std::vector<lanes::task<void>> clients;
-  clients.push_back(client(l.port, 5, false));   // quick work: answered
-  clients.push_back(client(l.port, 1000, true));  // hangs up after 5 ms
-  clients.push_back(client(l.port, 1000, false)); // slow work: the deadline
+  clients.push_back(client(l.port, 5, false));     // quick work: answered
+  clients.push_back(client(l.port, 1000, true));   // hangs up after 5 ms
+  clients.push_back(client(l.port, 1000, false));  // slow work: the deadline
   auto all_clients = lanes::spawn(lanes::when_all(std::move(clients)));
   for (int i = 0; i < 3; ++i) {
     const int fd = co_await example::accept_one(listening);

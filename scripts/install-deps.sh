@@ -5,12 +5,14 @@
 #                              OpenMP, Asio, boost::lockfree and moodycamel's
 #                              ReaderWriterQueue) and the tests need
 #   install-deps.sh --bench    also Google Benchmark and moodycamel's ConcurrentQueue
+#   install-deps.sh --lint     also clang-format and clang-tidy (scripts/lint.sh)
 set -euo pipefail
 
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev libomp-14-dev googletest libcli11-dev libboost-dev libtbb-dev libreaderwriterqueue-dev util-linux)
-if [ "${1:-}" = "--bench" ]; then
-  packages+=(libbenchmark-dev libconcurrentqueue-dev)
-fi
+case "${1:-}" in
+  --bench) packages+=(libbenchmark-dev libconcurrentqueue-dev) ;;
+  --lint) packages+=(clang-format-14 clang-tidy-14) ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,9 +2,8 @@
 // time, longest poll and stall detector; the react lane's work/wait
 // split). On x86 it reads the TSC (constant and non-stop on the machines
 // lanes targets: /proc/cpuinfo constant_tsc, nonstop_tsc), ~25 cycles
-// instead of ~60 for clock_gettime; elsewhere it is CLOCK_MONOTONIC in ns. Ticks are turned into nanoseconds only on cold
-// paths (metrics snapshots, stall reports), with a rate measured between
-// the first use and now.
+// instead of ~60 for clock_gettime; elsewhere it is CLOCK_MONOTONIC in ns. Ticks are turned into nanoseconds only on
+// cold paths (metrics snapshots, stall reports), with a rate measured between the first use and now.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +23,8 @@ class cycle_clock {
     return __rdtsc();
 #else
     return static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
 #endif
   }
   static double ns_per_tick() noexcept;

@@ -51,7 +51,8 @@ std::vector<double> lanes_side(int selects, int whens, int sleepers, unsigned wo
   auto rt = runtime::multi_thread().worker_threads(workers).build();
   return rt.block_on([](int selects, int whens, int sleepers) -> task<std::vector<double>> {
     long won = 0;
-    for (int i = 0; i < 1000; ++i) won += static_cast<long>((co_await select(sleep_until(steady::now()), sleep(1h))).index());
+    for (int i = 0; i < 1000; ++i)
+      won += static_cast<long>((co_await select(sleep_until(steady::now()), sleep(1h))).index());
     auto start = steady::now();
     for (int i = 0; i < selects; ++i) {
       won += static_cast<long>((co_await select(sleep_until(steady::now()), sleep(1h))).index());
@@ -66,9 +67,11 @@ std::vector<double> lanes_side(int selects, int whens, int sleepers, unsigned wo
       for (int k = 0; k < 10; ++k) v.push_back(trivial());
       return v;
     };
-    for (int i = 0; i < 1000; ++i) for (int v : co_await when_all(ten())) sum += v;
+    for (int i = 0; i < 1000; ++i)
+      for (int v : co_await when_all(ten())) sum += v;
     start = steady::now();
-    for (int i = 0; i < whens; ++i) for (int v : co_await when_all(ten())) sum += v;
+    for (int i = 0; i < whens; ++i)
+      for (int v : co_await when_all(ten())) sum += v;
     const double when_ns = ns_since(start, whens);
     if (sum != 10L * (1000 + whens)) throw std::logic_error("lanes: when_all lost a result");
 
@@ -96,87 +99,91 @@ std::vector<double> lanes_side(int selects, int whens, int sleepers, unsigned wo
 
 std::vector<double> asio_side(int selects, int whens, int sleepers, unsigned threads) {
   return run_on_asio(threads, [&]() -> asio::awaitable<std::vector<double>> {
-        auto ex = co_await asio::this_coro::executor;
-        // select: two timers; the first handler cancels the other; return when both handlers ran.
-        auto race = [&]() -> asio::awaitable<int> {
-          asio::steady_timer now(ex, steady::now()), hour(ex, steady::now() + 1h);
-          asio::steady_timer both_done(ex, steady::time_point::max());
-          int winner = -1;
-          int pending = 2;
-          auto finish = [&](int who) {
-            if (winner < 0) {
-              winner = who;
-              (who == 0 ? hour : now).cancel();
+    auto ex = co_await asio::this_coro::executor;
+    // select: two timers; the first handler cancels the other; return when both handlers ran.
+    auto race = [&]() -> asio::awaitable<int> {
+      asio::steady_timer now(ex, steady::now()), hour(ex, steady::now() + 1h);
+      asio::steady_timer both_done(ex, steady::time_point::max());
+      int winner = -1;
+      int pending = 2;
+      auto finish = [&](int who) {
+        if (winner < 0) {
+          winner = who;
+          (who == 0 ? hour : now).cancel();
+        }
+        if (--pending == 0) both_done.cancel();
+      };
+      now.async_wait([&](const boost::system::error_code&) { finish(0); });
+      hour.async_wait([&](const boost::system::error_code&) { finish(1); });
+      try {
+        co_await both_done.async_wait(asio::use_awaitable);
+      } catch (const boost::system::system_error&) {
+      }
+      co_return winner;
+    };
+    long won = 0;
+    for (int i = 0; i < 1000; ++i) won += co_await race();
+    auto start = steady::now();
+    for (int i = 0; i < selects; ++i) won += co_await race();
+    const double select_ns = ns_since(start, selects);
+    if (won != 0) throw std::logic_error("asio: the hour-long timer won a race");
+
+    auto all10 = [&]() -> asio::awaitable<long> {
+      auto remaining = std::make_shared<std::atomic<int>>(10);
+      auto results = std::make_shared<std::vector<int>>(10);
+      asio::steady_timer all_done(ex, steady::time_point::max());
+      for (int k = 0; k < 10; ++k) {
+        asio::co_spawn(
+            ex, []() -> asio::awaitable<int> { co_return 1; }(),
+            [&all_done, remaining, results, k](std::exception_ptr, int v) {
+              (*results)[static_cast<std::size_t>(k)] = v;
+              if (remaining->fetch_sub(1) == 1) asio::post(all_done.get_executor(), [&all_done] { all_done.cancel(); });
+            });
+      }
+      try {
+        co_await all_done.async_wait(asio::use_awaitable);
+      } catch (const boost::system::system_error&) {
+      }
+      long s = 0;
+      for (int v : *results) s += v;
+      co_return s;
+    };
+    long sum = 0;
+    for (int i = 0; i < 1000; ++i) sum += co_await all10();
+    start = steady::now();
+    for (int i = 0; i < whens; ++i) sum += co_await all10();
+    const double when_ns = ns_since(start, whens);
+    if (sum != 10L * (1000 + whens)) throw std::logic_error("asio: lost a result");
+
+    std::vector<std::unique_ptr<asio::steady_timer>> timers;
+    timers.reserve(static_cast<std::size_t>(sleepers));
+    auto ended = std::make_shared<std::atomic<int>>(0);
+    asio::steady_timer all_ended(ex, steady::time_point::max());
+    for (int i = 0; i < sleepers; ++i) {
+      timers.push_back(std::make_unique<asio::steady_timer>(ex, steady::now() + 1h));
+      asio::co_spawn(
+          ex,
+          [](asio::steady_timer& t) -> asio::awaitable<void> {
+            try {
+              co_await t.async_wait(asio::use_awaitable);
+            } catch (const boost::system::system_error&) {
             }
-            if (--pending == 0) both_done.cancel();
-          };
-          now.async_wait([&](const boost::system::error_code&) { finish(0); });
-          hour.async_wait([&](const boost::system::error_code&) { finish(1); });
-          try {
-            co_await both_done.async_wait(asio::use_awaitable);
-          } catch (const boost::system::system_error&) {
-          }
-          co_return winner;
-        };
-        long won = 0;
-        for (int i = 0; i < 1000; ++i) won += co_await race();
-        auto start = steady::now();
-        for (int i = 0; i < selects; ++i) won += co_await race();
-        const double select_ns = ns_since(start, selects);
-        if (won != 0) throw std::logic_error("asio: the hour-long timer won a race");
-
-        auto all10 = [&]() -> asio::awaitable<long> {
-          auto remaining = std::make_shared<std::atomic<int>>(10);
-          auto results = std::make_shared<std::vector<int>>(10);
-          asio::steady_timer all_done(ex, steady::time_point::max());
-          for (int k = 0; k < 10; ++k) {
-            asio::co_spawn(ex, []() -> asio::awaitable<int> { co_return 1; }(),
-                           [&all_done, remaining, results, k](std::exception_ptr, int v) {
-                             (*results)[static_cast<std::size_t>(k)] = v;
-                             if (remaining->fetch_sub(1) == 1) asio::post(all_done.get_executor(), [&all_done] { all_done.cancel(); });
-                           });
-          }
-          try {
-            co_await all_done.async_wait(asio::use_awaitable);
-          } catch (const boost::system::system_error&) {
-          }
-          long s = 0;
-          for (int v : *results) s += v;
-          co_return s;
-        };
-        long sum = 0;
-        for (int i = 0; i < 1000; ++i) sum += co_await all10();
-        start = steady::now();
-        for (int i = 0; i < whens; ++i) sum += co_await all10();
-        const double when_ns = ns_since(start, whens);
-        if (sum != 10L * (1000 + whens)) throw std::logic_error("asio: lost a result");
-
-        std::vector<std::unique_ptr<asio::steady_timer>> timers;
-        timers.reserve(static_cast<std::size_t>(sleepers));
-        auto ended = std::make_shared<std::atomic<int>>(0);
-        asio::steady_timer all_ended(ex, steady::time_point::max());
-        for (int i = 0; i < sleepers; ++i) {
-          timers.push_back(std::make_unique<asio::steady_timer>(ex, steady::now() + 1h));
-          asio::co_spawn(ex, [](asio::steady_timer& t) -> asio::awaitable<void> {
-                           try {
-                             co_await t.async_wait(asio::use_awaitable);
-                           } catch (const boost::system::system_error&) {
-                           }
-                         }(*timers.back()),
-                         [&all_ended, ended, sleepers](std::exception_ptr) {
-                           if (ended->fetch_add(1) + 1 == sleepers) asio::post(all_ended.get_executor(), [&all_ended] { all_ended.cancel(); });
-                         });
-        }
-        asio::steady_timer settle(ex, steady::now() + 50ms);
-        co_await settle.async_wait(asio::use_awaitable);
-        start = steady::now();
-        for (auto& t : timers) t->cancel();
-        try {
-          co_await all_ended.async_wait(asio::use_awaitable);
-        } catch (const boost::system::system_error&) {
-        }
-        const double cancel_ms = ns_since(start, 1) / 1e6;
-        co_return std::vector<double>{select_ns, when_ns, cancel_ms};
+          }(*timers.back()),
+          [&all_ended, ended, sleepers](std::exception_ptr) {
+            if (ended->fetch_add(1) + 1 == sleepers)
+              asio::post(all_ended.get_executor(), [&all_ended] { all_ended.cancel(); });
+          });
+    }
+    asio::steady_timer settle(ex, steady::now() + 50ms);
+    co_await settle.async_wait(asio::use_awaitable);
+    start = steady::now();
+    for (auto& t : timers) t->cancel();
+    try {
+      co_await all_ended.async_wait(asio::use_awaitable);
+    } catch (const boost::system::system_error&) {
+    }
+    const double cancel_ms = ns_since(start, 1) / 1e6;
+    co_return std::vector<double>{select_ns, when_ns, cancel_ms};
   });
 }
 

@@ -225,7 +225,8 @@ double asio_tbb_offload_ns(int ops, unsigned threads) {
         for (int i = 0; i < 1000; ++i) sum += co_await tbb_offload(arena, [] { return 1; });
         const auto start = std::chrono::steady_clock::now();
         for (int i = 0; i < ops; ++i) sum += co_await tbb_offload(arena, [] { return 1; });
-        const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / ops;
+        const double ns =
+            std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / ops;
         if (sum != 1000 + ops) throw std::logic_error("asio+tbb lost an offload");
         done.set_value(ns);
       },

@@ -132,8 +132,7 @@ double lanes_streaming(std::uint64_t n) {
       [&] {
         for (std::uint64_t i = 0; i < n;) {
           const std::size_t made = ring.producer.generate_streaming(
-              static_cast<std::size_t>(std::min<std::uint64_t>(batch, n - i)),
-              [i](std::size_t k) { return i + k; });
+              static_cast<std::size_t>(std::min<std::uint64_t>(batch, n - i)), [i](std::size_t k) { return i + k; });
           if (made == 0) lanes::detail::cpu_relax();
           i += made;
         }

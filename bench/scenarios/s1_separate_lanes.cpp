@@ -72,8 +72,8 @@ int run_s1(const options& opts) {
   json.begin_object().field("scenario", "S1").field("requests", config.requests);
   json.field("batch", static_cast<std::uint64_t>(config.batch)).field("peers_run", s9_peers_available);
   if (!opts.json) {
-    std::printf("S1: %d requests, each Σ f(x) over %zu u64; a 5 ms ticker; lanes vs Asio + oneTBB%s\n",
-                config.requests, config.batch, s9_peers_available ? "" : " (peer not run under ThreadSanitizer)");
+    std::printf("S1: %d requests, each Σ f(x) over %zu u64; a 5 ms ticker; lanes vs Asio + oneTBB%s\n", config.requests,
+                config.batch, s9_peers_available ? "" : " (peer not run under ThreadSanitizer)");
   }
   for (bool one_cpu : {false, true}) {
     const auto l = run_isolated([&] { return lanes_s1(config, one_cpu); });
@@ -81,7 +81,8 @@ int run_s1(const options& opts) {
     if constexpr (s9_peers_available) {
       p = run_isolated([&] {
         if (one_cpu) pin_to_first_cpu();
-        return asio_tbb_s1(config.requests, config.batch, static_cast<unsigned>(budget::detect().compute_threads.value));
+        return asio_tbb_s1(config.requests, config.batch,
+                           static_cast<unsigned>(budget::detect().compute_threads.value));
       });
     }
     if (l[9] != l[10] || l[10] != l[11]) throw std::logic_error("S1: the lanes modes disagree on the checksum");

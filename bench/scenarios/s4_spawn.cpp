@@ -5,10 +5,10 @@
 // The compute join and the offload round trip join S4 with their lanes.
 #include <atomic>
 #include <chrono>
-#include <future>
-#include <stdexcept>
 #include <cstdio>
+#include <future>
 #include <iostream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -18,9 +18,9 @@
 #include <lanes/io/runtime.hpp>
 
 #include "asio_peer.hpp"
+#include "json_writer.hpp"
 #include "offload_peer.hpp"
 #include "s9_peers.hpp"
-#include "json_writer.hpp"
 #include "scenario.hpp"
 
 namespace lanes::bench {
@@ -64,29 +64,29 @@ asio::awaitable<int> asio_trivial() { co_return 1; }
 
 std::vector<double> asio_side(int sequential, int batch, unsigned threads) {
   return run_on_asio(threads, [&]() -> asio::awaitable<std::vector<double>> {
-        auto ex = co_await asio::this_coro::executor;
-        long sum = 0;
-        for (int i = 0; i < 1000; ++i) sum += co_await asio::co_spawn(ex, asio_trivial(), asio::use_awaitable);
-        auto start = steady::now();
-        for (int i = 0; i < sequential; ++i) sum += co_await asio::co_spawn(ex, asio_trivial(), asio::use_awaitable);
-        const double one_at_a_time = ns_since(start, sequential);
-        // Batch: the plain Asio way without parallel_group (not in Boost 1.74):
-        // detached coroutines counting down, the last one posting completion.
-        start = steady::now();
-        std::atomic<int> remaining{batch};
-        asio::steady_timer all_done(ex, steady::time_point::max());
-        for (int i = 0; i < batch; ++i) {
-          asio::co_spawn(ex, asio_trivial(), [&](std::exception_ptr, int) {
-            if (remaining.fetch_sub(1) == 1) all_done.cancel();
-          });
-        }
-        try {
-          co_await all_done.async_wait(asio::use_awaitable);
-        } catch (const boost::system::system_error&) {
-        }
-        const double batched = ns_since(start, batch);
-        if (sum != 1000 + sequential) throw std::logic_error("asio lost a task");
-        co_return std::vector<double>{one_at_a_time, batched};
+    auto ex = co_await asio::this_coro::executor;
+    long sum = 0;
+    for (int i = 0; i < 1000; ++i) sum += co_await asio::co_spawn(ex, asio_trivial(), asio::use_awaitable);
+    auto start = steady::now();
+    for (int i = 0; i < sequential; ++i) sum += co_await asio::co_spawn(ex, asio_trivial(), asio::use_awaitable);
+    const double one_at_a_time = ns_since(start, sequential);
+    // Batch: the plain Asio way without parallel_group (not in Boost 1.74):
+    // detached coroutines counting down, the last one posting completion.
+    start = steady::now();
+    std::atomic<int> remaining{batch};
+    asio::steady_timer all_done(ex, steady::time_point::max());
+    for (int i = 0; i < batch; ++i) {
+      asio::co_spawn(ex, asio_trivial(), [&](std::exception_ptr, int) {
+        if (remaining.fetch_sub(1) == 1) all_done.cancel();
+      });
+    }
+    try {
+      co_await all_done.async_wait(asio::use_awaitable);
+    } catch (const boost::system::system_error&) {
+    }
+    const double batched = ns_since(start, batch);
+    if (sum != 1000 + sequential) throw std::logic_error("asio lost a task");
+    co_return std::vector<double>{one_at_a_time, batched};
   });
 }
 
@@ -110,7 +110,8 @@ int run_s4(const options& opts) {
     const auto l = run_isolated([&] { return lanes_side(sequential, batch, workers, offloads); });
     const auto a = run_isolated([&] { return asio_side(sequential, batch, workers); });
     if constexpr (s9_peers_available) {
-      p_off.push_back(run_isolated([&] { return std::vector<double>{asio_tbb_offload_ns(offloads, compute_threads)}; })[0]);
+      p_off.push_back(
+          run_isolated([&] { return std::vector<double>{asio_tbb_offload_ns(offloads, compute_threads)}; })[0]);
     }
     l_seq.push_back(l[0]);
     l_batch.push_back(l[1]);
@@ -123,15 +124,15 @@ int run_s4(const options& opts) {
   const double th = median(threads);
   const double lo = median(l_off), po = median(p_off);
   if (!opts.json) {
-    std::printf("S4: spawn + await of a trivial task from inside a task, %u io thread(s), median of %d runs\n",
-                workers, rounds);
+    std::printf("S4: spawn + await of a trivial task from inside a task, %u io thread(s), median of %d runs\n", workers,
+                rounds);
     std::printf("  %-34s %10s %10s %8s\n", "", "lanes ns", "asio ns", "ratio");
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, as, ls / as);
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, ab, lb / ab);
     std::printf("  %-34s %10.1f\n", "std::thread create + join", th);
     if (s9_peers_available) {
-      std::printf("  %-34s %10.1f %10.1f %8.2f  (peer: Asio + oneTBB arena)\n", "offload round trip io->compute->io", lo,
-                  po, lo / po);
+      std::printf("  %-34s %10.1f %10.1f %8.2f  (peer: Asio + oneTBB arena)\n", "offload round trip io->compute->io",
+                  lo, po, lo / po);
     } else {
       std::printf("  %-34s %10.1f  (peer not run under ThreadSanitizer)\n", "offload round trip io->compute->io", lo);
     }

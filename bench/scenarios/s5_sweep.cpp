@@ -67,8 +67,8 @@ double asio_ms(unsigned threads, int tasks) {
 
 int run_s5(const options& opts) {
   const int tasks = opts.quick ? 2'000 : 20'000;
-  const std::vector<unsigned> counts = opts.quick ? std::vector<unsigned>{1, 2, 4}
-                                                  : std::vector<unsigned>{1, 2, 4, 8, 16, 64};
+  const std::vector<unsigned> counts =
+      opts.quick ? std::vector<unsigned>{1, 2, 4} : std::vector<unsigned>{1, 2, 4, 8, 16, 64};
   const int rounds = opts.quick ? 1 : 3;
   if (!opts.json) {
     std::printf("S5: %d tasks of a 2,000-step loop then a 1 ms sleep, median of %d runs\n", tasks, rounds);

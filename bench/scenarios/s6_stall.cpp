@@ -47,11 +47,13 @@ s6_result measure(runtime_builder builder) {
                 })
                 .build();
   const double late = rt.block_on([]() -> task<double> {
-    auto timer = spawn([]() -> task<double> {
-      const auto deadline = clock::now() + 1ms;
-      co_await sleep_until(deadline);
-      co_return std::chrono::duration<double, std::milli>(clock::now() - deadline).count();
-    }(), "timer");
+    auto timer = spawn(
+        []() -> task<double> {
+          const auto deadline = clock::now() + 1ms;
+          co_await sleep_until(deadline);
+          co_return std::chrono::duration<double, std::milli>(clock::now() - deadline).count();
+        }(),
+        "timer");
     auto blocker = spawn(blocking_call(), "blocking_call");
     const double l = co_await timer;
     co_await blocker;

@@ -40,35 +40,37 @@ void burn_for(std::chrono::milliseconds d) {
 // number and priority) burn CPU, for `floor_for` (timer_floor.hpp).
 std::vector<double> lanes_s7_mode(bool offloaded, int jobs, int job_ms, std::chrono::milliseconds floor_for) {
   auto sys = system::builder().build();
-  std::vector<double> lags = sys.block_on([](system& sys, bool offloaded, int jobs, int job_ms) -> task<std::vector<double>> {
-    std::atomic<bool> stop{false};
-    auto timer = spawn([](std::atomic<bool>& stop) -> task<std::vector<double>> {
-      std::vector<double> lags;
-      while (!stop.load()) {
-        const auto due = steady::now() + std::chrono::milliseconds(1);
-        co_await sleep_until(due);
-        lags.push_back(std::chrono::duration<double, std::micro>(steady::now() - due).count());
-      }
-      co_return lags;
-    }(stop));
-    std::vector<join_handle<void>> hs;
-    for (int i = 0; i < jobs; ++i) {
-      hs.push_back(spawn([](system& sys, bool offloaded, int job_ms) -> task<void> {
-        if (offloaded) {
-          co_await offload(sys.compute(), [job_ms] { burn_for(std::chrono::milliseconds(job_ms)); });
-        } else {
-          burn_for(std::chrono::milliseconds(job_ms));  // on the io worker
+  std::vector<double> lags =
+      sys.block_on([](system& sys, bool offloaded, int jobs, int job_ms) -> task<std::vector<double>> {
+        std::atomic<bool> stop{false};
+        auto timer = spawn([](std::atomic<bool>& stop) -> task<std::vector<double>> {
+          std::vector<double> lags;
+          while (!stop.load()) {
+            const auto due = steady::now() + std::chrono::milliseconds(1);
+            co_await sleep_until(due);
+            lags.push_back(std::chrono::duration<double, std::micro>(steady::now() - due).count());
+          }
+          co_return lags;
+        }(stop));
+        std::vector<join_handle<void>> hs;
+        for (int i = 0; i < jobs; ++i) {
+          hs.push_back(spawn([](system& sys, bool offloaded, int job_ms) -> task<void> {
+            if (offloaded) {
+              co_await offload(sys.compute(), [job_ms] { burn_for(std::chrono::milliseconds(job_ms)); });
+            } else {
+              burn_for(std::chrono::milliseconds(job_ms));  // on the io worker
+            }
+          }(sys, offloaded, job_ms)));
         }
-      }(sys, offloaded, job_ms)));
-    }
-    for (auto& h : hs) co_await h;
-    stop = true;
-    co_return co_await timer;
-  }(sys, offloaded, jobs, job_ms));
+        for (auto& h : hs) co_await h;
+        stop = true;
+        co_return co_await timer;
+      }(sys, offloaded, jobs, job_ms));
   const lag_stats timer = summarize_lags(std::move(lags));
   std::vector<double> out{timer.worst_us, timer.p99_us};
   if (offloaded) {
-    const auto floor = timer_floor(std::chrono::milliseconds(1), floor_for, sys.compute().threads(), sys.compute().priority());
+    const auto floor =
+        timer_floor(std::chrono::milliseconds(1), floor_for, sys.compute().threads(), sys.compute().priority());
     out.insert(out.end(), {floor.worst_us, floor.p99_us});
   }
   return out;

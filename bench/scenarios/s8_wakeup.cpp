@@ -59,7 +59,8 @@ percentiles summarize(std::vector<std::int64_t> samples) {
   if (samples.empty()) return p;
   std::sort(samples.begin(), samples.end());
   const auto at = [&](double q) {
-    return static_cast<double>(samples[std::min(samples.size() - 1, static_cast<std::size_t>(q * static_cast<double>(samples.size())))]);
+    return static_cast<double>(
+        samples[std::min(samples.size() - 1, static_cast<std::size_t>(q * static_cast<double>(samples.size())))]);
   };
   p.p50 = at(0.50);
   p.p99 = at(0.99);
@@ -214,7 +215,10 @@ percentiles spinning_peer_latency(int n, sender_idle idle, const std::function<v
 percentiles boost_latency(int n, sender_idle idle) {
   auto q = std::make_unique<boost::lockfree::spsc_queue<std::int64_t, boost::lockfree::capacity<1024>>>();
   return spinning_peer_latency(
-      n, idle, [&](std::int64_t t) { while (!q->push(t)) lanes::detail::cpu_relax(); },
+      n, idle,
+      [&](std::int64_t t) {
+        while (!q->push(t)) lanes::detail::cpu_relax();
+      },
       [&](std::int64_t& t) { return q->pop(t); });
 }
 
@@ -222,7 +226,10 @@ percentiles moodycamel_latency(int n, sender_idle idle) {
 #if LANES_HAVE_MOODYCAMEL
   moodycamel::ReaderWriterQueue<std::int64_t> q(1024);
   return spinning_peer_latency(
-      n, idle, [&](std::int64_t t) { while (!q.try_enqueue(t)) lanes::detail::cpu_relax(); },
+      n, idle,
+      [&](std::int64_t t) {
+        while (!q.try_enqueue(t)) lanes::detail::cpu_relax();
+      },
       [&](std::int64_t& t) { return q.try_dequeue(t); });
 #else
   (void)n;

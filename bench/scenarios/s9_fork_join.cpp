@@ -8,9 +8,9 @@
 // instrumented, so TSan would report their internal synchronisation.
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -24,8 +24,8 @@
 #include <lanes/compute/sort.hpp>
 
 #include "json_writer.hpp"
-#include "scenario.hpp"
 #include "s9_peers.hpp"
+#include "scenario.hpp"
 
 namespace lanes::bench {
 
@@ -87,26 +87,30 @@ std::vector<double> lanes_data(unsigned threads, std::size_t jobs, std::size_t e
   auto to_sort = data;
   const double sort_ms = seconds_of([&] { pool.install([&] { compute::sort(to_sort); }); }) * 1e3;
   if (!std::is_sorted(to_sort.begin(), to_sort.end())) throw std::logic_error("lanes sort wrong");
-  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003), static_cast<double>(squares % 1000003)};
+  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003),
+          static_cast<double>(squares % 1000003)};
 }
 
 std::vector<double> sequential_data(std::size_t jobs, std::size_t elements) {
   std::uint64_t jobs_sum = 0;
   const double jobs_ms = best_seconds_of([&] {
-    std::uint64_t acc = 0;
-    for (std::size_t i = 0; i < jobs; ++i) acc += s1_f(i);
-    jobs_sum = acc;
-  }) * 1e3;
+                           std::uint64_t acc = 0;
+                           for (std::size_t i = 0; i < jobs; ++i) acc += s1_f(i);
+                           jobs_sum = acc;
+                         }) *
+                         1e3;
   const auto data = s9_data(elements);
   std::uint64_t squares = 0;
   const double squares_ms = best_seconds_of([&] {
-    std::uint64_t acc = 0;
-    for (const auto x : data) acc += x * x;
-    squares = acc;
-  }) * 1e3;
+                              std::uint64_t acc = 0;
+                              for (const auto x : data) acc += x * x;
+                              squares = acc;
+                            }) *
+                            1e3;
   auto to_sort = data;
   const double sort_ms = seconds_of([&] { std::sort(to_sort.begin(), to_sort.end()); }) * 1e3;
-  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003), static_cast<double>(squares % 1000003)};
+  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003),
+          static_cast<double>(squares % 1000003)};
 }
 
 struct row {
@@ -133,7 +137,10 @@ int run_s9(const options& opts) {
   if (all > 1) sizes.push_back(all);
 
   tool::json_writer json;
-  json.begin_object().field("scenario", "S9").field("fib_n", n).field("fib_tasks", static_cast<double>(s9_fib_calls(n)));
+  json.begin_object()
+      .field("scenario", "S9")
+      .field("fib_n", n)
+      .field("fib_tasks", static_cast<double>(s9_fib_calls(n)));
   json.field("runs", static_cast<unsigned>(rounds)).field("peers_run", s9_peers_available);
   if (!opts.json) {
     std::printf("S9: fork-join, fib(%u) = %llu calls, median of %d runs%s\n", n,
@@ -228,8 +235,12 @@ int run_s9(const options& opts) {
       json.null_field(key);
     }
   };
-  json.field("data_threads", all).field("jobs", static_cast<std::uint64_t>(jobs)).field("elements", static_cast<std::uint64_t>(elements));
-  json.field("lanes_jobs_ms", jobs_row.lanes).field("sequential_jobs_ms", seq_jobs).field("lanes_jobs_speedup", seq_jobs / jobs_row.lanes);
+  json.field("data_threads", all)
+      .field("jobs", static_cast<std::uint64_t>(jobs))
+      .field("elements", static_cast<std::uint64_t>(elements));
+  json.field("lanes_jobs_ms", jobs_row.lanes)
+      .field("sequential_jobs_ms", seq_jobs)
+      .field("lanes_jobs_speedup", seq_jobs / jobs_row.lanes);
   peer("tbb_jobs_ms", jobs_row.tbb);
   peer("omp_jobs_ms", jobs_row.omp);
   json.field("lanes_squares_ms", squares_row.lanes).field("sequential_squares_ms", seq_squares);

@@ -41,7 +41,7 @@ std::uint64_t omp_fib_rec(unsigned n, unsigned cutoff) {
 
 std::uint64_t omp_fib_root(unsigned n, unsigned cutoff, unsigned threads) {
   std::uint64_t result = 0;
-#pragma omp parallel num_threads(static_cast<int>(threads))
+#pragma omp parallel num_threads(static_cast <int>(threads))
 #pragma omp single
   result = omp_fib_rec(n, cutoff);
   return result;
@@ -115,9 +115,11 @@ std::vector<double> tbb_data(unsigned threads, std::size_t jobs, std::size_t ele
   run_squares();
   const double squares_ms = best_seconds_of(run_squares) * 1e3;
   auto to_sort = data;
-  const double sort_ms = seconds_of([&] { arena.execute([&] { tbb::parallel_sort(to_sort.begin(), to_sort.end()); }); }) * 1e3;
+  const double sort_ms =
+      seconds_of([&] { arena.execute([&] { tbb::parallel_sort(to_sort.begin(), to_sort.end()); }); }) * 1e3;
   if (!std::is_sorted(to_sort.begin(), to_sort.end())) throw std::logic_error("tbb sort wrong");
-  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003), static_cast<double>(squares % 1000003)};
+  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003),
+          static_cast<double>(squares % 1000003)};
 }
 
 std::vector<double> omp_data(unsigned threads, std::size_t jobs, std::size_t elements) {
@@ -147,7 +149,8 @@ std::vector<double> omp_data(unsigned threads, std::size_t jobs, std::size_t ele
   omp_set_num_threads(nt);
   const double sort_ms = seconds_of([&] { __gnu_parallel::sort(to_sort.begin(), to_sort.end()); }) * 1e3;
   if (!std::is_sorted(to_sort.begin(), to_sort.end())) throw std::logic_error("omp sort wrong");
-  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003), static_cast<double>(squares % 1000003)};
+  return {jobs_ms, squares_ms, sort_ms, static_cast<double>(jobs_sum % 1000003),
+          static_cast<double>(squares % 1000003)};
 }
 
 }  // namespace lanes::bench

@@ -56,8 +56,7 @@ void warm_up_and_meet(std::atomic<int>& arrived);
 // pinger's stack) a bare cache line's round trip measured 954 ns against
 // 617-639 called directly, on the 2-vCPU guest of 2026-12-05.
 template <class SendAB, class ReceiveAB, class SendBA, class ReceiveBA>
-double round_trip_ns(std::uint64_t trips, SendAB send_ab, ReceiveAB receive_ab, SendBA send_ba,
-                     ReceiveBA receive_ba) {
+double round_trip_ns(std::uint64_t trips, SendAB send_ab, ReceiveAB receive_ab, SendBA send_ba, ReceiveBA receive_ba) {
   std::atomic<int> arrived{0};
   std::thread ponger([&] {
     pin_to_nth_cpu(1);

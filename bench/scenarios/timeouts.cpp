@@ -79,8 +79,8 @@ int run_timeouts(const options& opts) {
   if (cpus >= 2) counts.push_back(2);
   if (cpus > 2) counts.push_back(cpus);
   if (!opts.json) {
-    std::printf("timeouts: %d tasks looping on timeout(10ms, yield_now()), %d steps, median of %d runs\n", tasks,
-                steps, rounds);
+    std::printf("timeouts: %d tasks looping on timeout(10ms, yield_now()), %d steps, median of %d runs\n", tasks, steps,
+                rounds);
     std::printf("  %8s %14s %14s %8s\n", "workers", "lanes ns/step", "asio ns/step", "ratio");
   }
   tool::json_writer json;

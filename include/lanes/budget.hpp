@@ -48,7 +48,7 @@ struct cpu_throttling {
 
 // What the machine allows, before any override.
 struct cpu_limits {
-  unsigned affinity_cpus = 1;             // the mask, less the CPUs react threads own
+  unsigned affinity_cpus = 1;              // the mask, less the CPUs react threads own
   std::vector<unsigned> reserved_cores;    // owned by react threads (pinned, spinning): no other lane's
   std::vector<cpu_quota> quotas;           // every limit along every hierarchy's ancestry
   std::vector<cpu_throttling> throttling;  // leaf cgroup and every cgroup with a quota

@@ -94,7 +94,7 @@ env_lookup process_environment() {
   return [](std::string_view name) -> std::optional<std::string> {
     // getenv is safe here: lanes never calls setenv, and callers that do must
     // not race it with anything else that reads the environment.
-    const char* value = std::getenv(std::string(name).c_str());
+    const char* value = std::getenv(std::string(name).c_str());  // NOLINT(concurrency-mt-unsafe): see above
     if (value == nullptr) return std::nullopt;
     return std::string(value);
   };

@@ -30,7 +30,7 @@ registry& registry_of(pool& p) noexcept { return *p.registry_; }
 void inject(registry& r, job* j) { r.inject(j); }
 void detached_begin(registry& r) noexcept { r.detached_begin(); }
 void detached_end(registry& r) noexcept { r.detached_end(); }
-void detached_error(registry& r, std::exception_ptr error) noexcept { r.detached_error(std::move(error)); }
+void detached_error(registry& r, const std::exception_ptr& error) noexcept { r.detached_error(error); }
 
 registry& default_registry() {
   // Never destroyed: its threads live until the process exits, so that a
@@ -124,7 +124,9 @@ pool_builder& pool_builder::priority(thread_priority p) {
   options_.priority = p;
   return *this;
 }
-pool_builder& pool_builder::low_priority(bool on) { return priority(on ? thread_priority::low : thread_priority::normal); }
+pool_builder& pool_builder::low_priority(bool on) {
+  return priority(on ? thread_priority::low : thread_priority::normal);
+}
 pool_builder& pool_builder::from_io_worker(io_worker_policy policy) {
   options_.from_io_worker = policy;
   return *this;

@@ -58,7 +58,8 @@ void apply_priority(thread_priority priority) noexcept {
 registry::registry(pool_options options) : options_(std::move(options)) {
   if (options_.threads == 0) options_.threads = budget::detect().compute_threads.value;
   workers_.reserve(options_.threads);
-  for (std::size_t i = 0; i < options_.threads; ++i) workers_.push_back(std::make_unique<worker>(*this, i, idle_, options_.threads == 1));
+  for (std::size_t i = 0; i < options_.threads; ++i)
+    workers_.push_back(std::make_unique<worker>(*this, i, idle_, options_.threads == 1));
   start_threads();
 }
 
@@ -173,7 +174,7 @@ void registry::detached_end() noexcept {
   }
 }
 
-void registry::detached_error(std::exception_ptr error) noexcept {
+void registry::detached_error(const std::exception_ptr& error) noexcept {
   detached_errors_.fetch_add(1, std::memory_order_relaxed);
   if (options_.on_error) {
     try {

@@ -9,13 +9,13 @@
 // callers are blocked in them, so the pool is not being destroyed.
 #pragma once
 
+#include <pthread.h>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <pthread.h>
 #include <set>
 #include <string>
 #include <utility>
@@ -49,7 +49,7 @@ class registry {
 
   void detached_begin() noexcept { detached_.fetch_add(1, std::memory_order_relaxed); }
   void detached_end() noexcept;
-  void detached_error(std::exception_ptr error) noexcept;
+  void detached_error(const std::exception_ptr& error) noexcept;
 
   void check_blocking_entry();
   pool_metrics metrics() const;

@@ -17,8 +17,8 @@
 #include <chrono>
 #include <thread>
 
-#include "compute/registry.hpp"
 #include <lanes/detail/cpu_relax.hpp>
+#include "compute/registry.hpp"
 
 namespace lanes::compute::detail {
 

@@ -186,7 +186,6 @@ void driver::dispatch_fd_event(std::uint64_t key, std::uint32_t events) noexcept
   for (auto& w : ready) std::move(w).wake();
 }
 
-
 void driver::unpark() noexcept {
   const std::uint64_t one = 1;
   if (::write(event_fd_, &one, sizeof one) < 0 && errno == EAGAIN) {

@@ -49,7 +49,7 @@ void orphan_unobserved_errors(scheduler* owner) noexcept {
   }
 }
 
-void print_unhandled(std::exception_ptr error, const task_info& info) noexcept {
+void print_unhandled(const std::exception_ptr& error, const task_info& info) noexcept {
   std::string what = "an exception that is not a std::exception";
   try {
     std::rethrow_exception(error);

@@ -18,6 +18,6 @@ namespace lanes::detail {
 
 void list_unobserved_error(task_header& task, scheduler& owner) noexcept;
 void orphan_unobserved_errors(scheduler* owner) noexcept;
-void print_unhandled(std::exception_ptr error, const task_info& info) noexcept;
+void print_unhandled(const std::exception_ptr& error, const task_info& info) noexcept;
 
 }  // namespace lanes::detail

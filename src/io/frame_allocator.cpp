@@ -144,12 +144,11 @@ char* map_populated(std::size_t bytes) {
   const std::size_t reserved = bytes + huge_page_bytes;
   void* raw = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
-  const auto start = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t aligned = (start + huge_page_bytes - 1) & ~(huge_page_bytes - 1);
-  const std::size_t head = aligned - start;
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(raw) & (huge_page_bytes - 1);
+  const std::size_t head = misaligned == 0 ? 0 : huge_page_bytes - misaligned;
+  char* chunk = static_cast<char*>(raw) + head;
   if (head != 0) ::munmap(raw, head);
-  ::munmap(reinterpret_cast<void*>(aligned + bytes), reserved - head - bytes);
-  auto* chunk = reinterpret_cast<char*>(aligned);
+  ::munmap(chunk + bytes, reserved - head - bytes);
   (void)::madvise(chunk, bytes, MADV_HUGEPAGE);  // advice: refused (THP off) means 4 KiB pages
   (void)::madvise(chunk, bytes, MADV_POPULATE_WRITE);
   return chunk;

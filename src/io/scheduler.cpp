@@ -9,8 +9,8 @@
 
 #include <lanes/config_error.hpp>
 
-#include "cycle_clock.hpp"
 #include "budget/core_reservations.hpp"
+#include "cycle_clock.hpp"
 #include "io/error_registry.hpp"
 
 namespace lanes::detail {
@@ -112,7 +112,7 @@ scheduler::scheduler(scheduler_options options)
     w->rng.seed(i + 1);
     // A batch of due timers is at most about a queue's worth (fire_timers):
     // the list never grows past this in the worker's life.
-    w->due_timers.reserve(2 * local_queue::capacity);
+    w->due_timers.reserve(std::size_t{2} * local_queue::capacity);
     slots.push_back(&w->current);
     workers_.push_back(std::move(w));
   }
@@ -627,8 +627,7 @@ void scheduler::park(worker& w, task_header* until) {
   // this worker has left the sleepers: otherwise it could pick itself, and
   // spin through park/unpark until the next deadline (it did: a 5 ms ticker
   // kept a worker 40% busy).
-  if (watched_timers && (timers_.pending() > 0 || driver_.fd_count() > 0) &&
-      idle_.sleepers() > 0) {
+  if (watched_timers && (timers_.pending() > 0 || driver_.fd_count() > 0) && idle_.sleepers() > 0) {
     notify_parked();
   }
 }
@@ -724,9 +723,7 @@ bool scheduler::timer_register(timer_entry& entry, std::uint64_t deadline_ns) {
   return true;
 }
 
-bool scheduler::timer_cancel(timer_entry& entry) noexcept {
-  return timers_.cancel(entry);
-}
+bool scheduler::timer_cancel(timer_entry& entry) noexcept { return timers_.cancel(entry); }
 
 // --- block_on -----------------------------------------------------------------
 
@@ -752,7 +749,7 @@ void scheduler::wait_blocking(task_header& task) {
 
 // --- errors ----------------------------------------------------------------------
 
-void scheduler::report_unhandled(std::exception_ptr error, const task_header& task) noexcept {
+void scheduler::report_unhandled(const std::exception_ptr& error, const task_header& task) noexcept {
   unhandled_.fetch_add(1, std::memory_order_relaxed);
   const task_info info{task.name(), task.spawned_at()};
   if (handler_) {

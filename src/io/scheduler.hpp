@@ -56,11 +56,11 @@ struct worker {
   std::atomic<std::uint64_t> polls{0};
   std::atomic<std::uint64_t> steals{0};
   std::atomic<std::uint64_t> parks{0};
-  std::atomic<std::uint64_t> busy_ticks{0};          // cycle_clock ticks
+  std::atomic<std::uint64_t> busy_ticks{0};  // cycle_clock ticks
   std::atomic<std::uint64_t> longest_poll_ticks{0};
   std::atomic<std::uint64_t> spawned{0};    // tasks spawned from this worker's thread
   std::atomic<std::uint64_t> completed{0};  // tasks completed on it
-  poll_slot current;  // what it runs now, for the stall detector
+  poll_slot current;                        // what it runs now, for the stall detector
 
   // Owned by the worker's thread.
   std::uint64_t clock_ticks = 0;  // its last cycle_clock reading (see run_worker)
@@ -103,7 +103,7 @@ class scheduler {
   bool timer_register(timer_entry& entry, std::uint64_t deadline_ns);
   bool timer_cancel(timer_entry& entry) noexcept;
 
-  void report_unhandled(std::exception_ptr error, const task_header& task) noexcept;
+  void report_unhandled(const std::exception_ptr& error, const task_header& task) noexcept;
   runtime_metrics metrics() const;
   unsigned worker_count() const noexcept { return static_cast<unsigned>(workers_.size()); }
   // A runtime of one worker: no other worker exists to steal from it or to
@@ -141,6 +141,7 @@ class scheduler {
   void notify_parked() noexcept;
   void unpark(unsigned worker_index) noexcept;
   void nudge_timers() noexcept;
+
  public:
   blocking_pool& blocking();
   // The compute lane offload() sends work to, set once by lanes::system

@@ -39,7 +39,7 @@ struct listener {
 
 std::atomic<std::uint64_t> delivered[max_signal + 1];
 listener listeners[max_sets];
-std::mutex setup_mutex;       // slots and handler installation (never taken by the handler)
+std::mutex setup_mutex;          // slots and handler installation (never taken by the handler)
 bool installed[max_signal + 1];  // under setup_mutex
 bool slot_taken[max_sets];       // under setup_mutex
 
@@ -51,7 +51,8 @@ extern "C" void on_signal(int signo) {
     if ((l.mask.load(std::memory_order_acquire) & bit) == 0) continue;
     const int fd = l.event_fd.load(std::memory_order_acquire);
     const std::uint64_t one = 1;
-    if (fd >= 0) [[maybe_unused]] auto n = ::write(fd, &one, sizeof one);
+    if (fd >= 0) [[maybe_unused]]
+      auto n = ::write(fd, &one, sizeof one);
   }
   errno = saved;
 }
@@ -116,7 +117,8 @@ signal_set::signal_set(std::initializer_list<int> signals)
   std::lock_guard lock(setup_mutex);
   for (int s : signals) mask_ |= std::uint64_t{1} << (s - 1);
   // Counts from now on are news to this set.
-  for (int s = 1; s <= max_signal; ++s) seen_[static_cast<std::size_t>(s)] = delivered[s].load(std::memory_order_acquire);
+  for (int s = 1; s <= max_signal; ++s)
+    seen_[static_cast<std::size_t>(s)] = delivered[s].load(std::memory_order_acquire);
   drain();
   listeners[slot_].mask.store(mask_, std::memory_order_release);
   try {

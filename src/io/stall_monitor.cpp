@@ -47,17 +47,17 @@ void stall_monitor::check(std::uint64_t now_ticks) {
     const poll_slot& slot = *slots_[i];
     const auto started = slot.started_ticks.load(std::memory_order_acquire);
     if (started == 0 || now_ticks <= started) continue;
-    const auto held = std::chrono::nanoseconds(
-        static_cast<std::int64_t>(static_cast<double>(now_ticks - started) * ns_per_tick));
+    const auto held =
+        std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(now_ticks - started) * ns_per_tick));
     if (held < threshold_) continue;
     any_stalled = true;
     if (reported_[i] == started) continue;  // this stall was reported already
     stall_report report;
     report.worker = static_cast<unsigned>(i);
     report.task_name = slot.name.load(std::memory_order_relaxed);
-    report.spawned_at = source_location{slot.file.load(std::memory_order_relaxed),
-                                        slot.function.load(std::memory_order_relaxed),
-                                        slot.line.load(std::memory_order_relaxed)};
+    report.spawned_at =
+        source_location{slot.file.load(std::memory_order_relaxed), slot.function.load(std::memory_order_relaxed),
+                        slot.line.load(std::memory_order_relaxed)};
     report.held_for = held;
     if (slot.started_ticks.load(std::memory_order_acquire) != started) continue;  // the poll ended: fields may be newer
     reported_[i] = started;

@@ -55,7 +55,7 @@ void waker::wake() && noexcept {
   auto& state = task->state();
   std::uint64_t s = state.load(std::memory_order_acquire);
   for (;;) {
-    if ((s & (task_state::complete | task_state::scheduled)) != 0) break;  // nothing to do
+    if ((s & (task_state::complete | task_state::scheduled)) != 0) break;                         // nothing to do
     if ((s & task_state::generation_mask) != (generation_ & task_state::generation_mask)) break;  // stale: ignore
     if ((s & task_state::running) != 0) {
       // Running: the worker reschedules it when this poll ends.

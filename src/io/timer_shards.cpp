@@ -48,11 +48,8 @@ void timer_shards::advance(std::uint64_t now, unsigned own, bool all, std::vecto
     if (due.size() - start >= limit) break;
     shard& s = *shards_[(own + k) % n];
     std::unique_lock lock(s.mutex, std::defer_lock);
-    if (all) {
-      lock.lock();
-    } else if (s.earliest.load(std::memory_order_relaxed) > now) {
-      continue;  // nothing due there yet
-    } else if (k == 0) {
+    if (!all && s.earliest.load(std::memory_order_relaxed) > now) continue;  // nothing due there yet
+    if (all || k == 0) {
       lock.lock();
     } else if (!lock.try_lock()) {
       continue;

@@ -236,9 +236,8 @@ void timer_wheel::advance(std::uint64_t now, std::vector<due_timer>& due, std::s
     timer_entry*& list = head(next->level, next->slot);
     timer_entry* taken = list;
     list = nullptr;
-    const bool in_deadline_order =
-        next->level != 0 &&
-        (unsorted_[static_cast<std::size_t>(next->level - 1)] & (std::uint64_t{1} << next->slot)) == 0;
+    const bool in_deadline_order = next->level != 0 && (unsorted_[static_cast<std::size_t>(next->level - 1)] &
+                                                        (std::uint64_t{1} << next->slot)) == 0;
     unmark(next->level, next->slot);
     if (next->deadline > elapsed_) elapsed_ = next->deadline;
     if (in_deadline_order && (run_ == nullptr || run_->prev->deadline_tick <= taken->deadline_tick)) {

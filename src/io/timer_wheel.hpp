@@ -101,8 +101,8 @@ class timer_wheel {
   // The entry's coarse slot has come due: it is on the run, not in that slot.
   bool slot_passed(const timer_entry& entry) const noexcept;
   // The entries of one taken slot: fired, or linked again a level down.
-  void cascade(timer_entry* entry, std::uint64_t now, std::vector<due_timer>& due, std::size_t first,
-               std::size_t limit, bool& in_order);
+  void cascade(timer_entry* entry, std::uint64_t now, std::vector<due_timer>& due, std::size_t first, std::size_t limit,
+               bool& in_order);
   // Moves a due entry's waker into `due` (the wheel's own state is the caller's to update).
   static void fire(timer_entry& entry, std::vector<due_timer>& due, std::size_t first, bool& in_order);
 

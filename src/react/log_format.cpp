@@ -13,10 +13,14 @@ namespace {
 
 const char* level_name(log_level level) noexcept {
   switch (level) {
-    case log_level::debug: return "DEBUG";
-    case log_level::info: return "INFO ";
-    case log_level::warn: return "WARN ";
-    case log_level::error: return "ERROR";
+    case log_level::debug:
+      return "DEBUG";
+    case log_level::info:
+      return "INFO ";
+    case log_level::warn:
+      return "WARN ";
+    case log_level::error:
+      return "ERROR";
   }
   return "?    ";
 }
@@ -36,21 +40,32 @@ void append_arg(log_arg_kind kind, std::uint64_t bits, std::string& out) {
   char buffer[64];
   std::to_chars_result r{buffer, {}};
   switch (kind) {
-    case log_arg_kind::i64: r = std::to_chars(buffer, buffer + sizeof buffer, static_cast<std::int64_t>(bits)); break;
-    case log_arg_kind::u64: r = std::to_chars(buffer, buffer + sizeof buffer, bits); break;
+    case log_arg_kind::i64:
+      r = std::to_chars(buffer, buffer + sizeof buffer, static_cast<std::int64_t>(bits));
+      break;
+    case log_arg_kind::u64:
+      r = std::to_chars(buffer, buffer + sizeof buffer, bits);
+      break;
     case log_arg_kind::f64: {
       double d;
       std::memcpy(&d, &bits, sizeof d);
       r = std::to_chars(buffer, buffer + sizeof buffer, d);
       break;
     }
-    case log_arg_kind::boolean: out += bits != 0 ? "true" : "false"; return;
-    case log_arg_kind::character: out += static_cast<char>(bits); return;
+    case log_arg_kind::boolean:
+      out += bits != 0 ? "true" : "false";
+      return;
+    case log_arg_kind::character:
+      out += static_cast<char>(bits);
+      return;
     case log_arg_kind::pointer:
       out += "0x";
       r = std::to_chars(buffer, buffer + sizeof buffer, bits, 16);
       break;
-    case log_arg_kind::literal: out += reinterpret_cast<const char*>(static_cast<std::uintptr_t>(bits)); return;
+    case log_arg_kind::literal:
+      // The record keeps a string literal's address in its u64 slot.
+      out += reinterpret_cast<const char*>(static_cast<std::uintptr_t>(bits));  // NOLINT(performance-no-int-to-ptr)
+      return;
   }
   out.append(buffer, r.ptr);
 }

@@ -20,6 +20,11 @@ namespace lanes::react {
 
 namespace {
 
+// The formatting buffer: reserved once, written out when it passes
+// flush_bytes (one write(2) for many records, well inside the reservation).
+constexpr std::size_t buffer_bytes = std::size_t{64} << 10;
+constexpr std::size_t flush_bytes = std::size_t{48} << 10;
+
 struct channel {
   ring_consumer<detail::log_record> rx;
   std::shared_ptr<std::atomic<std::uint64_t>> dropped;
@@ -69,7 +74,7 @@ class log_writer::state {
   void run() {
     std::vector<channel> channels;
     std::string buffer;
-    buffer.reserve(64 * 1024);
+    buffer.reserve(buffer_bytes);
     for (;;) {
       bool stopping;
       {
@@ -106,12 +111,13 @@ class log_writer::state {
         }
         found += chunk.size();
         c.rx.consume(chunk.size());
-        if (buffer.size() > 48 * 1024) flush(buffer);
+        if (buffer.size() > flush_bytes) flush(buffer);
       }
       const std::uint64_t dropped = c.dropped->load(std::memory_order_relaxed);
       if (dropped != c.dropped_reported) {
-        buffer += "lanes::react::log_writer: a logger's ring was full: " + std::to_string(dropped - c.dropped_reported) +
-                  " record(s) dropped\n";
+        buffer +=
+            "lanes::react::log_writer: a logger's ring was full: " + std::to_string(dropped - c.dropped_reported) +
+            " record(s) dropped\n";
         dropped_total_ += dropped - c.dropped_reported;
         c.dropped_reported = dropped;
       }

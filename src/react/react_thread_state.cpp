@@ -200,7 +200,8 @@ void react_thread_state::default_error_report(const std::exception_ptr& error) c
     std::fprintf(stderr, "lanes::react: a handler on thread %s threw: %s (%llu so far; item dropped)\n",
                  settings_.name.c_str(), e.what(), count);
   } catch (...) {
-    std::fprintf(stderr, "lanes::react: a handler on thread %s threw a non-std::exception (%llu so far; item dropped)\n",
+    std::fprintf(stderr,
+                 "lanes::react: a handler on thread %s threw a non-std::exception (%llu so far; item dropped)\n",
                  settings_.name.c_str(), count);
   }
 }
@@ -212,8 +213,10 @@ react_metrics react_thread_state::metrics() const {
   m.batches = batches_.load(std::memory_order_relaxed);
   m.idle_spells = idle_spells_.load(std::memory_order_relaxed);
   m.parks = parks_.load(std::memory_order_relaxed);
-  m.working = std::chrono::nanoseconds(lanes::detail::cycle_clock::to_ns(working_ticks_.load(std::memory_order_relaxed)));
-  m.waiting = std::chrono::nanoseconds(lanes::detail::cycle_clock::to_ns(waiting_ticks_.load(std::memory_order_relaxed)));
+  m.working =
+      std::chrono::nanoseconds(lanes::detail::cycle_clock::to_ns(working_ticks_.load(std::memory_order_relaxed)));
+  m.waiting =
+      std::chrono::nanoseconds(lanes::detail::cycle_clock::to_ns(waiting_ticks_.load(std::memory_order_relaxed)));
   {
     std::lock_guard lock(inputs_mutex_);
     if (settings_.inputs.empty() && !final_high_water_.empty()) {

@@ -27,8 +27,7 @@ namespace lanes::react::detail {
 
 class react_thread_state final : public handler_error_sink {
  public:
-  react_thread_state(react_settings settings, lanes::detail::core_reservation core,
-                     std::optional<unsigned> pinned_to);
+  react_thread_state(react_settings settings, lanes::detail::core_reservation core, std::optional<unsigned> pinned_to);
   react_thread_state(const react_thread_state&) = delete;
   react_thread_state& operator=(const react_thread_state&) = delete;
   ~react_thread_state();

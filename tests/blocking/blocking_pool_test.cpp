@@ -8,8 +8,8 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
-#include <string>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,7 +26,8 @@ void wait_until(const std::function<bool()>& done, std::chrono::milliseconds lim
 }
 
 TEST(BlockingPool, ABurstRespectsTheCapAndQueues) {
-  blocking_pool pool({.max_threads = 8, .keep_alive = 10'000ms, .thread_name = "lanes-blocking", .shutdown_timeout = {}});
+  blocking_pool pool(
+      {.max_threads = 8, .keep_alive = 10'000ms, .thread_name = "lanes-blocking", .shutdown_timeout = {}});
   std::atomic<int> done{0};
   std::atomic<std::uint64_t> deepest{0};
   for (int i = 0; i < 10'000; ++i) {
@@ -75,7 +76,8 @@ TEST(BlockingPool, JobsFromManyThreadsMeetingRetiringThreadsEachRunOnce) {
       std::minstd_rand rng(static_cast<unsigned>(t) + 1);
       for (int i = 0; i < per_submitter; ++i) {
         auto& slot = runs[static_cast<std::size_t>(t * per_submitter + i)];
-        ASSERT_TRUE(pool.submit(detail::blocking_job([&slot] { slot.fetch_add(1); }, nullptr, source_location::current())));
+        ASSERT_TRUE(
+            pool.submit(detail::blocking_job([&slot] { slot.fetch_add(1); }, nullptr, source_location::current())));
         // Every fourth job a pause, in which the pool's threads retire.
         if (i % 4 == 3) std::this_thread::sleep_for(std::chrono::microseconds(850 + rng() % 300));
       }
@@ -108,8 +110,8 @@ TEST(BlockingPool, ThreadsAreNamed) {
 TEST(BlockingPool, ShutdownReportsJobsStillRunning) {
   std::atomic<bool> finished{false};
   {
-    blocking_pool pool({.max_threads = 2, .keep_alive = 1000ms, .thread_name = "lanes-blocking",
-                        .shutdown_timeout = 20ms});
+    blocking_pool pool(
+        {.max_threads = 2, .keep_alive = 1000ms, .thread_name = "lanes-blocking", .shutdown_timeout = 20ms});
     std::atomic<bool> started{false};
     pool.submit(detail::blocking_job(
         [&] {

@@ -59,7 +59,9 @@ TEST(SpawnBlocking, RunsOffTheIoWorkerAndTimersKeepTicking) {
   EXPECT_EQ(ticks, 10);
 }
 
-TEST(SpawnBlocking, OutsideATaskIsAnError) { EXPECT_THROW((void)spawn_blocking([] {}), runtime_misuse); }
+TEST(SpawnBlocking, OutsideATaskIsAnError) {
+  EXPECT_THROW((void)spawn_blocking([] {}), runtime_misuse);
+}
 
 TEST(SpawnBlocking, JobsQueuedAtShutdownAreCancelledNotLost) {
   std::atomic<int> ran{0};
@@ -67,19 +69,19 @@ TEST(SpawnBlocking, JobsQueuedAtShutdownAreCancelledNotLost) {
   std::vector<blocking_handle<void>> handles;
   {
     auto rt = runtime::multi_thread().worker_threads(1).blocking_threads(1).build();
-    handles = rt.block_on([](std::atomic<int>& ran, std::atomic<int>& started)
-                              -> task<std::vector<blocking_handle<void>>> {
-      std::vector<blocking_handle<void>> hs;
-      for (int i = 0; i < 5; ++i) {
-        hs.push_back(spawn_blocking([&ran, &started] {
-          started.fetch_add(1);
-          std::this_thread::sleep_for(20ms);
-          ran.fetch_add(1);
-        }));
-      }
-      while (started.load() == 0) co_await sleep(100us);  // the first job is running: shut down now
-      co_return hs;
-    }(ran, started));
+    handles =
+        rt.block_on([](std::atomic<int>& ran, std::atomic<int>& started) -> task<std::vector<blocking_handle<void>>> {
+          std::vector<blocking_handle<void>> hs;
+          for (int i = 0; i < 5; ++i) {
+            hs.push_back(spawn_blocking([&ran, &started] {
+              started.fetch_add(1);
+              std::this_thread::sleep_for(20ms);
+              ran.fetch_add(1);
+            }));
+          }
+          while (started.load() == 0) co_await sleep(100us);  // the first job is running: shut down now
+          co_return hs;
+        }(ran, started));
   }  // shutdown: the running job finishes, the queued ones are dropped
   const int finished = ran.load();
   EXPECT_GE(finished, 1);

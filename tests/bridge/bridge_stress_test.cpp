@@ -29,10 +29,10 @@ TEST(BridgeStress, PermitsAndResultsAreAccountedForUnderRandomCancellation) {
   auto pool = compute::pool::builder().threads(2).build();
   auto rt = runtime::multi_thread().worker_threads(2).build();
   gate g(pool, permits);
-  std::atomic<int> started{0};      // work that began running
-  std::atomic<int> got_result{0};   // tasks that received a value
-  std::atomic<int> got_error{0};    // tasks that received the job's exception
-  std::atomic<int> got_busy{0};     // tasks shed
+  std::atomic<int> started{0};     // work that began running
+  std::atomic<int> got_result{0};  // tasks that received a value
+  std::atomic<int> got_error{0};   // tasks that received the job's exception
+  std::atomic<int> got_busy{0};    // tasks shed
   std::atomic<int> running{0};
   std::atomic<int> worst{0};
   rt.block_on([](gate& g, int requests, std::atomic<int>& started, std::atomic<int>& got_result,
@@ -44,29 +44,29 @@ TEST(BridgeStress, PermitsAndResultsAreAccountedForUnderRandomCancellation) {
       const auto patience = std::chrono::microseconds(rng() % 400);
       const auto work = std::chrono::microseconds(rng() % 50);
       const bool fails = rng() % 13 == 0;
-      hs.push_back(spawn([](gate& g, std::chrono::microseconds patience, std::chrono::microseconds work, bool fails,
-                            std::atomic<int>& started, std::atomic<int>& got_result, std::atomic<int>& got_error,
-                            std::atomic<int>& got_busy, std::atomic<int>& running,
-                            std::atomic<int>& worst) -> task<void> {
-        try {
-          auto r = co_await g.try_run_for(patience, [=, &started, &running, &worst] {
-            started.fetch_add(1);
-            const int now = running.fetch_add(1) + 1;
-            int seen = worst.load();
-            while (now > seen && !worst.compare_exchange_weak(seen, now)) {
+      hs.push_back(
+          spawn([](gate& g, std::chrono::microseconds patience, std::chrono::microseconds work, bool fails,
+                   std::atomic<int>& started, std::atomic<int>& got_result, std::atomic<int>& got_error,
+                   std::atomic<int>& got_busy, std::atomic<int>& running, std::atomic<int>& worst) -> task<void> {
+            try {
+              auto r = co_await g.try_run_for(patience, [=, &started, &running, &worst] {
+                started.fetch_add(1);
+                const int now = running.fetch_add(1) + 1;
+                int seen = worst.load();
+                while (now > seen && !worst.compare_exchange_weak(seen, now)) {
+                }
+                const auto until = std::chrono::steady_clock::now() + work;
+                while (std::chrono::steady_clock::now() < until) {
+                }
+                running.fetch_sub(1);
+                if (fails) throw std::domain_error("job failed");
+                return 1;
+              });
+              (r.has_value() ? got_result : got_busy).fetch_add(1);
+            } catch (const std::domain_error&) {
+              got_error.fetch_add(1);
             }
-            const auto until = std::chrono::steady_clock::now() + work;
-            while (std::chrono::steady_clock::now() < until) {
-            }
-            running.fetch_sub(1);
-            if (fails) throw std::domain_error("job failed");
-            return 1;
-          });
-          (r.has_value() ? got_result : got_busy).fetch_add(1);
-        } catch (const std::domain_error&) {
-          got_error.fetch_add(1);
-        }
-      }(g, patience, work, fails, started, got_result, got_error, got_busy, running, worst)));
+          }(g, patience, work, fails, started, got_result, got_error, got_busy, running, worst)));
       if (rng() % 4 == 0) hs[rng() % hs.size()].abort();
       if (i % 64 == 0) co_await yield_now();
     }

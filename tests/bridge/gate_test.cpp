@@ -25,25 +25,26 @@ void bound_holds(std::size_t permits, int requests) {
   gate g(pool, permits);
   std::atomic<int> running{0};
   std::atomic<int> worst{0};
-  const long total = rt.block_on([](gate& g, int requests, std::atomic<int>& running, std::atomic<int>& worst) -> task<long> {
-    std::vector<join_handle<int>> hs;
-    for (int i = 0; i < requests; ++i) {
-      hs.push_back(spawn([](gate& g, int i, std::atomic<int>& running, std::atomic<int>& worst) -> task<int> {
-        co_return co_await g.run([i, &running, &worst] {
-          const int now = running.fetch_add(1) + 1;
-          int seen = worst.load();
-          while (now > seen && !worst.compare_exchange_weak(seen, now)) {
-          }
-          std::this_thread::sleep_for(200us);
-          running.fetch_sub(1);
-          return i;
-        });
-      }(g, i, running, worst)));
-    }
-    long sum = 0;
-    for (auto& h : hs) sum += co_await h;
-    co_return sum;
-  }(g, requests, running, worst));
+  const long total =
+      rt.block_on([](gate& g, int requests, std::atomic<int>& running, std::atomic<int>& worst) -> task<long> {
+        std::vector<join_handle<int>> hs;
+        for (int i = 0; i < requests; ++i) {
+          hs.push_back(spawn([](gate& g, int i, std::atomic<int>& running, std::atomic<int>& worst) -> task<int> {
+            co_return co_await g.run([i, &running, &worst] {
+              const int now = running.fetch_add(1) + 1;
+              int seen = worst.load();
+              while (now > seen && !worst.compare_exchange_weak(seen, now)) {
+              }
+              std::this_thread::sleep_for(200us);
+              running.fetch_sub(1);
+              return i;
+            });
+          }(g, i, running, worst)));
+        }
+        long sum = 0;
+        for (auto& h : hs) sum += co_await h;
+        co_return sum;
+      }(g, requests, running, worst));
   EXPECT_EQ(total, static_cast<long>(requests) * (requests - 1) / 2);
   EXPECT_LE(worst.load(), static_cast<int>(permits));
   const auto m = g.metrics();

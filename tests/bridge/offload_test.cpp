@@ -127,17 +127,17 @@ TEST(Offload, ATimeoutWhileRunningDiscardsTheResult) {
   auto rt = runtime::multi_thread().worker_threads(1).build();
   std::atomic<bool> started{false};
   std::atomic<bool> finished{false};
-  const bool timed_out = rt.block_on([](compute::pool& pool, std::atomic<bool>& started,
-                                        std::atomic<bool>& finished) -> task<bool> {
-    co_await offload(pool, [] {});  // the worker is awake
-    auto r = co_await timeout(20ms, offload(pool, [&started, &finished] {
-                                started = true;
-                                std::this_thread::sleep_for(60ms);
-                                finished = true;
-                                return std::string(1000, 'x');  // discarded: nothing may leak (ASan)
-                              }));
-    co_return !r.has_value();
-  }(pool, started, finished));
+  const bool timed_out =
+      rt.block_on([](compute::pool& pool, std::atomic<bool>& started, std::atomic<bool>& finished) -> task<bool> {
+        co_await offload(pool, [] {});  // the worker is awake
+        auto r = co_await timeout(20ms, offload(pool, [&started, &finished] {
+                                    started = true;
+                                    std::this_thread::sleep_for(60ms);
+                                    finished = true;
+                                    return std::string(1000, 'x');  // discarded: nothing may leak (ASan)
+                                  }));
+        co_return !r.has_value();
+      }(pool, started, finished));
   EXPECT_TRUE(timed_out);
   pool.install([] {});  // queued behind the job, if it ran
   // Once started, the work ran to its end (a slow VM may have let the

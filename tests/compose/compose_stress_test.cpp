@@ -14,9 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <random>
@@ -201,32 +201,33 @@ TEST(ComposeStress, SocketReadsCancelledAtRandomLoseNoBytes) {
     }
     ::shutdown(fd, SHUT_WR);
   });
-  const auto [received, mismatches] = rt.block_on([](int fd, foreign_canceller& foreign) -> task<std::pair<std::size_t, std::size_t>> {
-    async_fd reader(fd);
-    std::mt19937 rng(8);
-    std::size_t got = 0;
-    std::size_t bad = 0;
-    std::byte buf[1500];
-    for (;;) {
-      auto token = random_token(rng, foreign);
-      result<std::size_t, std::error_code> n = std::size_t{0};
-      if (rnd(rng) % 2 == 0) {
-        auto r = co_await with_cancellation(token, reader.read_some(buf));
-        if (!r) continue;  // cancelled: nothing was read
-        n = std::move(r.value());
-      } else {
-        auto r = co_await select(token.cancelled(), reader.readable());
-        if (r.index() == 0) continue;
-        n = co_await reader.read_some(buf);
-      }
-      if (!n || n.value() == 0) break;
-      for (std::size_t k = 0; k < n.value(); ++k) {
-        if (static_cast<unsigned char>(buf[k]) != (got + k) % 251) ++bad;
-      }
-      got += n.value();
-    }
-    co_return std::pair{got, bad};
-  }(fds[0], foreign));
+  const auto [received, mismatches] =
+      rt.block_on([](int fd, foreign_canceller& foreign) -> task<std::pair<std::size_t, std::size_t>> {
+        async_fd reader(fd);
+        std::mt19937 rng(8);
+        std::size_t got = 0;
+        std::size_t bad = 0;
+        std::byte buf[1500];
+        for (;;) {
+          auto token = random_token(rng, foreign);
+          result<std::size_t, std::error_code> n = std::size_t{0};
+          if (rnd(rng) % 2 == 0) {
+            auto r = co_await with_cancellation(token, reader.read_some(buf));
+            if (!r) continue;  // cancelled: nothing was read
+            n = std::move(r.value());
+          } else {
+            auto r = co_await select(token.cancelled(), reader.readable());
+            if (r.index() == 0) continue;
+            n = co_await reader.read_some(buf);
+          }
+          if (!n || n.value() == 0) break;
+          for (std::size_t k = 0; k < n.value(); ++k) {
+            if (static_cast<unsigned char>(buf[k]) != (got + k) % 251) ++bad;
+          }
+          got += n.value();
+        }
+        co_return std::pair{got, bad};
+      }(fds[0], foreign));
   writer.join();
   ::close(fds[0]);
   ::close(fds[1]);
@@ -291,13 +292,14 @@ TEST(ComposeStress, EveryNotifyOneReachesAWaiterDespiteCancelledWaiters) {
     // sends the next notification only after the previous one arrived.
     task_group waiters;
     for (int w = 0; w < 3; ++w) {
-      waiters.spawn([](int w, notify& n, std::atomic<int>& delivered, int total, foreign_canceller& foreign) -> task<void> {
-        std::mt19937 rng(static_cast<unsigned>(w) + 77);
-        while (delivered.load() < total) {
-          std::optional<std::monostate> got;
-          if (co_await attempt(n.notified(), got, rng, foreign)) delivered.fetch_add(1);
-        }
-      }(w, n, delivered, notifications, foreign));
+      waiters.spawn(
+          [](int w, notify& n, std::atomic<int>& delivered, int total, foreign_canceller& foreign) -> task<void> {
+            std::mt19937 rng(static_cast<unsigned>(w) + 77);
+            while (delivered.load() < total) {
+              std::optional<std::monostate> got;
+              if (co_await attempt(n.notified(), got, rng, foreign)) delivered.fetch_add(1);
+            }
+          }(w, n, delivered, notifications, foreign));
     }
     for (int i = 0; i < notifications; ++i) {
       n.notify_one();
@@ -376,7 +378,8 @@ TEST(ComposeStress, EveryTaskEndsOnceAndNothingRunsAfterItWasReportedCancelled) 
             };
             std::optional<int> out;
             done = co_await attempt(offload(work), out, rng, foreign);
-            if (done && *out != work()) throw std::logic_error("an offload returned a wrong result");  // fails co_await h
+            if (done && *out != work())
+              throw std::logic_error("an offload returned a wrong result");  // fails co_await h
             break;
           }
           default: {  // a whole task: nothing of it may run once cancelled is reported
@@ -415,7 +418,8 @@ TEST(ComposeStress, RandomGroupTreesNeverLeaveAChildBehind) {
   std::atomic<int> started{0};
   std::atomic<int> ended{0};
   std::atomic<int> outlived{0};
-  rt.block_on([](int trees, std::atomic<int>& started, std::atomic<int>& ended, std::atomic<int>& outlived) -> task<void> {
+  rt.block_on([](int trees, std::atomic<int>& started, std::atomic<int>& ended,
+                 std::atomic<int>& outlived) -> task<void> {
     struct node {
       static task<void> run(unsigned seed, int depth, std::atomic<int>& started, std::atomic<int>& ended,
                             std::atomic<int>& outlived, std::shared_ptr<std::atomic<bool>> parent_gone) {

@@ -164,8 +164,10 @@ TEST(Select, TooManyBranchesInOneSuspensionIsAClearError) {
   rt.block_on([]() -> task<void> {
     cancellation_token t;
     // 4 levels of 9 = 36 race bits (> 32).
-    auto level = [&] { return select(t.cancelled(), t.cancelled(), t.cancelled(), t.cancelled(), t.cancelled(),
-                                     t.cancelled(), t.cancelled(), t.cancelled()); };
+    auto level = [&] {
+      return select(t.cancelled(), t.cancelled(), t.cancelled(), t.cancelled(), t.cancelled(), t.cancelled(),
+                    t.cancelled(), t.cancelled());
+    };
     bool threw = false;
     try {
       (void)co_await select(level(), level(), level(), level(), sleep(1ms));

@@ -53,23 +53,23 @@ TEST(TaskGroup, AFailureCancelsTheRestAndAllFailuresAreKept) {
   std::atomic<int> exited{0};
   std::atomic<int> started{0};  // the failure waits for all five: one never polled has no count_exit
   EXPECT_THROW(rt.block_on([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
-                 co_await with_task_group([&](task_group& g) -> task<void> {
-                   for (int i = 0; i < 5; ++i) {
-                     g.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
-                       count_exit c{exited};
-                       started.fetch_add(1);
-                       co_await sleep(1h);
-                     }(exited, started));
-                   }
-                   g.spawn([](std::atomic<int>& started) -> task<void> {
-                     do {
-                       co_await sleep(200us);
-                     } while (started.load() < 5);
-                     throw std::domain_error("child failed");
-                   }(started));
-                   co_return;
-                 });
-               }(exited, started)),
+    co_await with_task_group([&](task_group& g) -> task<void> {
+      for (int i = 0; i < 5; ++i) {
+        g.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
+          count_exit c{exited};
+          started.fetch_add(1);
+          co_await sleep(1h);
+        }(exited, started));
+      }
+      g.spawn([](std::atomic<int>& started) -> task<void> {
+        do {
+          co_await sleep(200us);
+        } while (started.load() < 5);
+        throw std::domain_error("child failed");
+      }(started));
+      co_return;
+    });
+  }(exited, started)),
                std::domain_error);
   EXPECT_EQ(exited.load(), 5);
 }
@@ -145,22 +145,23 @@ TEST(TaskGroup, AGroupDestroyedUnjoinedCancelsItsChildrenBeforeItIsGone) {
     // before its first poll has no local to count (CI once aborted the
     // owner before any child had started and saw 0).
     std::atomic<int> started{0};
-    auto owner = rt.spawn([](std::atomic<int>& exited, std::atomic<int>& seen, std::atomic<int>& started) -> task<void> {
-      struct report {
-        std::atomic<int>& exited;
-        std::atomic<int>& seen;
-        ~report() { seen.store(exited.load()); }  // runs after the group's destructor
-      } r{exited, seen};
-      task_group g;
-      for (int i = 0; i < 8; ++i) {
-        g.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
-          count_exit c{exited};
-          started.fetch_add(1);
-          for (;;) co_await sleep(50us);
-        }(exited, started));
-      }
-      co_await sleep(1h);  // the owner is aborted here, the group never joined
-    }(exited, seen_at_owner_exit, started));
+    auto owner =
+        rt.spawn([](std::atomic<int>& exited, std::atomic<int>& seen, std::atomic<int>& started) -> task<void> {
+          struct report {
+            std::atomic<int>& exited;
+            std::atomic<int>& seen;
+            ~report() { seen.store(exited.load()); }  // runs after the group's destructor
+          } r{exited, seen};
+          task_group g;
+          for (int i = 0; i < 8; ++i) {
+            g.spawn([](std::atomic<int>& exited, std::atomic<int>& started) -> task<void> {
+              count_exit c{exited};
+              started.fetch_add(1);
+              for (;;) co_await sleep(50us);
+            }(exited, started));
+          }
+          co_await sleep(1h);  // the owner is aborted here, the group never joined
+        }(exited, seen_at_owner_exit, started));
     while (started.load() < 8) rt.block_on([]() -> task<void> { co_await sleep(100us); }());
     owner.abort();
     rt.block_on([](join_handle<void>& h) -> task<void> {

@@ -58,8 +58,8 @@ task<void> fail_after_started(tally& t, int n, std::chrono::microseconds d) {
 
 TEST(WhenAll, ReturnsEveryResultInArgumentOrder) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
-  auto [a, b, c] = rt.block_on(when_all(after(300us, 1), []() -> task<std::string> { co_return "two"; }(),
-                                        []() -> task<void> { co_return; }()));
+  auto [a, b, c] = rt.block_on(when_all(
+      after(300us, 1), []() -> task<std::string> { co_return "two"; }(), []() -> task<void> { co_return; }()));
   EXPECT_EQ(a, 1);
   EXPECT_EQ(b, "two");
   (void)c;
@@ -85,7 +85,8 @@ TEST(WhenAll, WaitRestLetsTheOthersFinish) {
     finished.fetch_add(1);
     co_return 1;
   };
-  EXPECT_THROW((void)rt.block_on(when_all(on_failure::wait_rest, slow(finished), fail_after(100us))), std::out_of_range);
+  EXPECT_THROW((void)rt.block_on(when_all(on_failure::wait_rest, slow(finished), fail_after(100us))),
+               std::out_of_range);
   EXPECT_EQ(finished.load(), 1);
 }
 

@@ -22,8 +22,8 @@ namespace {
 
 using u64 = std::uint64_t;
 
-const std::vector<std::size_t> sizes{0,    1,    2,    3,     7,     8,     9,     63,    64,    65,   1000,
-                                     4095, 4096, 4097, 16383, 16384, 16385, 20000, 65537, 200000};
+const std::vector<std::size_t> sizes{0,    1,    2,    3,    7,     8,     9,     63,    64,    65,
+                                     1000, 4095, 4096, 4097, 16383, 16384, 16385, 20000, 65537, 200000};
 
 std::vector<u64> random_values(std::size_t n, std::uint32_t seed, u64 modulo = 0) {
   std::mt19937_64 rng(seed);
@@ -53,7 +53,8 @@ class Algorithms : public ::testing::TestWithParam<bool> {
 TEST_P(Algorithms, ForEachAndTransformVisitEveryElementOnce) {
   for (std::size_t n : sizes) {
     std::vector<int> visits(n, 0);
-    for_each(indices(n), [&](std::size_t i) { ++visits[i]; }, options());
+    for_each(
+        indices(n), [&](std::size_t i) { ++visits[i]; }, options());
     EXPECT_EQ(std::count(visits.begin(), visits.end(), 1), static_cast<long>(n)) << n;
     const auto in = random_values(n, 1);
     std::vector<u64> out(n), expected(n);
@@ -69,10 +70,12 @@ TEST_P(Algorithms, ReductionsEqualTheSequentialOnes) {
   for (std::size_t n : sizes) {
     const auto v = random_values(n, 2);
     EXPECT_EQ(sum(v, options()), std::accumulate(v.begin(), v.end(), u64{0})) << n;
-    EXPECT_EQ(transform_reduce(v, u64{0}, std::plus<>{}, [](u64 x) { return x * x; }, options()),
+    EXPECT_EQ(transform_reduce(
+                  v, u64{0}, std::plus<>{}, [](u64 x) { return x * x; }, options()),
               std::transform_reduce(v.begin(), v.end(), u64{0}, std::plus<>{}, [](u64 x) { return x * x; }))
         << n;
-    EXPECT_EQ(count_if(v, [](u64 x) { return x % 3 == 0; }, options()),
+    EXPECT_EQ(count_if(
+                  v, [](u64 x) { return x % 3 == 0; }, options()),
               static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [](u64 x) { return x % 3 == 0; })))
         << n;
     // Not commutative: string concatenation must keep the order.
@@ -114,7 +117,10 @@ TEST_P(Algorithms, FindIfReturnsTheFirstMatch) {
       const auto is_target = [target](u64 x) { return x == target; };
       EXPECT_EQ(find_if(v, is_target, options()), std::find_if(v.begin(), v.end(), is_target)) << n;
       EXPECT_EQ(any_of(v, is_target, options()), std::any_of(v.begin(), v.end(), is_target)) << n;
-      EXPECT_EQ(all_of(v, [](u64 x) { return x < 1000; }, options()), true) << n;
+      EXPECT_EQ(all_of(
+                    v, [](u64 x) { return x < 1000; }, options()),
+                true)
+          << n;
     }
   }
 }
@@ -178,13 +184,18 @@ TEST_P(Algorithms, ExceptionsAtRandomPositionsPropagate) {
       auto idx = indices(n);
       EXPECT_THROW(for_each(idx, throw_at, options()), boom);
       std::vector<u64> out(n);
-      EXPECT_THROW(transform(idx, out.begin(), [&](std::size_t i) { return throw_at(i), u64{i}; }, options()),
+      EXPECT_THROW(transform(
+                       idx, out.begin(), [&](std::size_t i) { return throw_at(i), u64{i}; }, options()),
                    boom);
-      EXPECT_THROW(transform_reduce(idx, u64{0}, std::plus<>{}, [&](std::size_t i) { return throw_at(i), u64{i}; },
-                                    options()),
+      EXPECT_THROW(transform_reduce(
+                       idx, u64{0}, std::plus<>{}, [&](std::size_t i) { return throw_at(i), u64{i}; }, options()),
                    boom);
-      EXPECT_THROW(count_if(idx, [&](std::size_t i) { return throw_at(i), true; }, options()), boom);
-      EXPECT_THROW(find_if(idx, [&](std::size_t i) { return throw_at(i), false; }, options()), boom);
+      EXPECT_THROW(count_if(
+                       idx, [&](std::size_t i) { return throw_at(i), true; }, options()),
+                   boom);
+      EXPECT_THROW(find_if(
+                       idx, [&](std::size_t i) { return throw_at(i), false; }, options()),
+                   boom);
       EXPECT_THROW(min(
                        idx,
                        [&](std::size_t a, std::size_t b) {
@@ -196,20 +207,22 @@ TEST_P(Algorithms, ExceptionsAtRandomPositionsPropagate) {
                    boom);
       std::vector<u64> sortable = v;
       const u64 poison = sortable[bad];
-      EXPECT_THROW(sort(sortable,
-                        [poison](u64 a, u64 b) {
-                          if (a == poison || b == poison) throw boom();
-                          return a < b;
-                        },
-                        sorting()),
+      EXPECT_THROW(sort(
+                       sortable,
+                       [poison](u64 a, u64 b) {
+                         if (a == poison || b == poison) throw boom();
+                         return a < b;
+                       },
+                       sorting()),
                    boom);
       std::vector<u64> scanned(n);
-      EXPECT_THROW(inclusive_scan(idx, scanned.begin(),
-                                  [&](std::size_t a, std::size_t b) {
-                                    throw_at(b);
-                                    return a + b;
-                                  },
-                                  options()),
+      EXPECT_THROW(inclusive_scan(
+                       idx, scanned.begin(),
+                       [&](std::size_t a, std::size_t b) {
+                         throw_at(b);
+                         return a + b;
+                       },
+                       options()),
                    boom);
     }
   }
@@ -242,9 +255,12 @@ TEST(AlgorithmsSmallInput, WorkProjectedUnderTheThresholdNeverLeavesTheCaller) {
   std::atomic<int> elsewhere{0};
   par_options generous;
   generous.sequential_below = std::chrono::seconds(10);
-  for_each(indices(1000), [&](std::size_t) {
-    if (std::this_thread::get_id() != me) elsewhere.fetch_add(1);
-  }, generous);
+  for_each(
+      indices(1000),
+      [&](std::size_t) {
+        if (std::this_thread::get_id() != me) elsewhere.fetch_add(1);
+      },
+      generous);
   EXPECT_EQ(elsewhere.load(), 0);
 }
 

@@ -71,9 +71,7 @@ TEST(Join, WhenBothThrowAsExceptionWins) {
   auto p = pool::builder().threads(2).build();
   for (int i = 0; i < 50; ++i) {
     try {
-      p.install([] {
-        join([] { throw std::out_of_range("a"); }, [] { throw std::invalid_argument("b"); });
-      });
+      p.install([] { join([] { throw std::out_of_range("a"); }, [] { throw std::invalid_argument("b"); }); });
       ADD_FAILURE() << "no exception";
     } catch (const std::out_of_range&) {
     } catch (...) {

@@ -34,7 +34,9 @@ struct socket_pair {
 };
 
 std::span<std::byte> bytes(char* p, std::size_t n) { return {reinterpret_cast<std::byte*>(p), n}; }
-std::span<const std::byte> bytes(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
+std::span<const std::byte> bytes(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
 
 class AsyncFdBothFlavors : public ::testing::TestWithParam<bool> {
  protected:

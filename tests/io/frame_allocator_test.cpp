@@ -154,8 +154,10 @@ TEST(FrameAllocatorStress, BlocksCrossThreadsAndThePoolWithoutBeingHandedOutTwic
         // Keep a random half to free here; hand the rest over, and take what others handed over.
         theirs.swap(exchange);
         for (std::size_t i = 0; i < mine.size(); ++i) {
-          if (rng() % 2 == 0) exchange.push_back(mine[i]);
-          else theirs.push_back(mine[i]);
+          if (rng() % 2 == 0)
+            exchange.push_back(mine[i]);
+          else
+            theirs.push_back(mine[i]);
         }
       }
       for (const auto& h : theirs) {

@@ -110,9 +110,8 @@ TEST_P(JoinSetBothFlavors, JoinNextIsCancellationSafe) {
     int total = 0;
     int seen = 0;
     while (seen < 40) {
-      auto r = co_await timeout(200us, [](join_set<int>& s) -> task<std::optional<int>> {
-        co_return co_await s.join_next();
-      }(set));
+      auto r = co_await timeout(
+          200us, [](join_set<int>& s) -> task<std::optional<int>> { co_return co_await s.join_next(); }(set));
       if (r.has_value() && r.value().has_value()) {
         total += *r.value();
         ++seen;

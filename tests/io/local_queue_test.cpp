@@ -69,8 +69,8 @@ TEST(LocalQueue, StealTakesHalf) {
   EXPECT_EQ(thief.steal_into(victim), nullptr);  // nothing to steal from an empty queue
   task_header* got = victim.steal_into(thief);
   ASSERT_NE(got, nullptr);
-  EXPECT_EQ(id_of(got), 3);       // the last of the 4 stolen is returned to run
-  EXPECT_EQ(thief.size(), 3U);    // the other 3 land in the thief's queue
+  EXPECT_EQ(id_of(got), 3);     // the last of the 4 stolen is returned to run
+  EXPECT_EQ(thief.size(), 3U);  // the other 3 land in the thief's queue
   EXPECT_EQ(victim.size(), 4U);
   EXPECT_EQ(id_of(victim.pop()), 4);
 }
@@ -134,7 +134,9 @@ TEST(LocalQueueStress, ChainsFromTheGlobalQueueMeetThievesAndReinjection) {
   // A lost task would leave the loops waiting forever: they give up at a
   // deadline instead, and the counts below say what went missing.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  const auto going = [&] { return ran.load(std::memory_order_acquire) < total && std::chrono::steady_clock::now() < give_up; };
+  const auto going = [&] {
+    return ran.load(std::memory_order_acquire) < total && std::chrono::steady_clock::now() < give_up;
+  };
   std::vector<std::thread> thieves;
   for (int t = 0; t < 3; ++t) {
     thieves.emplace_back([&, t] {

@@ -150,8 +150,8 @@ TEST_P(BothFlavors, DetachedFailureGoesToTheHandler) {
 TEST_P(BothFlavors, HandleDroppedAfterFailureReportsOnce) {
   std::atomic<int> reported{0};
   auto builder = GetParam() ? runtime::multi_thread().worker_threads(2) : runtime::current_thread();
-  auto rt = builder.on_unhandled_exception([&](std::exception_ptr, const task_info&) { reported.fetch_add(1); })
-                .build();
+  auto rt =
+      builder.on_unhandled_exception([&](std::exception_ptr, const task_info&) { reported.fetch_add(1); }).build();
   rt.block_on([]() -> task<void> {
     auto h = spawn(boom("late"));
     while (!h.is_finished()) co_await yield_now();
@@ -270,8 +270,8 @@ TEST(Runtime, DestroyedRightAfterAForeignWake) {
     auto rt = std::make_unique<runtime>(multi(2));
     auto channel = oneshot<int>();
     std::thread waker([tx = std::move(channel.first)]() mutable { (void)std::move(tx).send(7); });
-    const int got = rt->block_on([](oneshot_receiver<int> rx) -> task<int> { co_return (co_await rx).value(); }(
-        std::move(channel.second)));
+    const int got = rt->block_on(
+        [](oneshot_receiver<int> rx) -> task<int> { co_return (co_await rx).value(); }(std::move(channel.second)));
     rt.reset();  // may overlap the waker thread's notify of a parked worker
     waker.join();
     EXPECT_EQ(got, 7);

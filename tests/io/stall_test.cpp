@@ -88,9 +88,7 @@ TEST(StallDetector, BadSettingsAreConfigErrors) {
   collected c;
   {
     auto rt = runtime::current_thread().on_stall(c.sink()).build();
-    rt.block_on([]() -> task<void> {
-      co_await spawn(blocks_the_worker(), "blocker");
-    }());
+    rt.block_on([]() -> task<void> { co_await spawn(blocks_the_worker(), "blocker"); }());
   }
   ::unsetenv("LANES_STALL_MS");
   expect_one_report_naming_the_blocker(c, 25ms);

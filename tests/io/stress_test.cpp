@@ -198,19 +198,20 @@ TEST(IoStress, TasksWakingEachOtherInARing) {
   rt.block_on([](std::vector<baton>& batons, std::vector<std::atomic<int>>& received, int laps) -> task<void> {
     std::vector<join_handle<void>> ring;
     for (int i = 0; i < tasks; ++i) {
-      ring.push_back(spawn([](int i, std::vector<baton>& batons, std::vector<std::atomic<int>>& received,
-                              int rounds) -> task<void> {
-        for (int r = 0; r < rounds; ++r) {
-          co_await batons[static_cast<std::size_t>(i)].take();
-          received[static_cast<std::size_t>(i)].fetch_add(1, std::memory_order_relaxed);
-          batons[static_cast<std::size_t>((i + 1) % tasks)].give();
-        }
-      }(i, batons, received, tokens * laps)));
+      ring.push_back(spawn(
+          [](int i, std::vector<baton>& batons, std::vector<std::atomic<int>>& received, int rounds) -> task<void> {
+            for (int r = 0; r < rounds; ++r) {
+              co_await batons[static_cast<std::size_t>(i)].take();
+              received[static_cast<std::size_t>(i)].fetch_add(1, std::memory_order_relaxed);
+              batons[static_cast<std::size_t>((i + 1) % tasks)].give();
+            }
+          }(i, batons, received, tokens * laps)));
     }
     for (int t = 0; t < tokens; ++t) batons[static_cast<std::size_t>(t * (tasks / tokens))].give();
     for (auto& h : ring) co_await h;
   }(batons, received, laps));
-  for (int i = 0; i < tasks; ++i) EXPECT_EQ(received[static_cast<std::size_t>(i)].load(), tokens * laps) << "task " << i;
+  for (int i = 0; i < tasks; ++i)
+    EXPECT_EQ(received[static_cast<std::size_t>(i)].load(), tokens * laps) << "task " << i;
   int left = 0;
   for (auto& b : batons) left += b.count();
   EXPECT_EQ(left, tokens);  // every token is conserved

@@ -60,9 +60,8 @@ void check_random_schedule_against_model(std::uint64_t seed, int max_magnitude, 
     for (int i = 0; i < 5; ++i) {
       auto it = std::make_unique<item>();
       const int magnitude = static_cast<int>(rng() % static_cast<std::uint64_t>(max_magnitude));
-      it->entry.deadline_tick = duration != 0 && round % 8 != 0
-                                    ? now + duration + static_cast<std::uint64_t>(i)
-                                    : now + 1 + (rng() % (std::uint64_t{1} << magnitude));
+      it->entry.deadline_tick = duration != 0 && round % 8 != 0 ? now + duration + static_cast<std::uint64_t>(i)
+                                                                : now + 1 + (rng() % (std::uint64_t{1} << magnitude));
       ASSERT_TRUE(wheel.insert(it->entry));
       items.push_back(std::move(it));
     }
@@ -109,9 +108,7 @@ TEST(TimerWheel, RandomScheduleMatchesModel) { check_random_schedule_against_mod
 
 // Short timers and small steps: level 0's 4096 one-tick slots, its wrap
 // from one 4096-tick window to the next, and the first cascades.
-TEST(TimerWheel, ShortTimersAcrossLevelZeroWindowsMatchModel) {
-  check_random_schedule_against_model(777, 14, 3000);
-}
+TEST(TimerWheel, ShortTimersAcrossLevelZeroWindowsMatchModel) { check_random_schedule_against_model(777, 14, 3000); }
 
 // Small batches (the scheduler fires what its run queue can hold): the
 // timers a limit leaves in a coarse slot go down a level and fire later.
@@ -172,8 +169,8 @@ TEST(TimerWheel, TheRunKeepsItsOrderAndAllowsRemoval) {
   EXPECT_EQ(wheel.size(), 5U);
   ASSERT_TRUE(wheel.next_deadline().has_value());
   EXPECT_EQ(*wheel.next_deadline(), 10'000U);  // the run's head, exactly
-  wheel.remove(entries[2]);  // from the middle of the run
-  wheel.remove(entries[4]);  // its tail
+  wheel.remove(entries[2]);                    // from the middle of the run
+  wheel.remove(entries[4]);                    // its tail
   EXPECT_FALSE(entries[2].linked);
   EXPECT_EQ(wheel.size(), 3U);
   timer_entry later;  // same deadline as the run's head, set after it
@@ -208,7 +205,7 @@ TEST(TimerWheel, ASlotOutOfOrderIsCascaded) {
   EXPECT_TRUE(due.empty());
   ASSERT_TRUE(wheel.next_deadline().has_value());
   EXPECT_EQ(*wheel.next_deadline(), 10'000U);  // the earliest, not the slot's first: it went down to level 0
-  wheel.remove(entries[2]);  // now in level 0's slot 10,001
+  wheel.remove(entries[2]);                    // now in level 0's slot 10,001
   wheel.advance(10'002, due);
   ASSERT_EQ(due.size(), 2U);
   EXPECT_EQ(due[0].deadline_tick, 10'000U);

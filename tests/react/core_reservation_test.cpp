@@ -2,12 +2,12 @@
 // mask without it, and lane threads are moved off it while it is held.
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <future>
-#include <sys/syscall.h>
 #include <thread>
-#include <unistd.h>
 
 #include <lanes/budget.hpp>
 #include <lanes/config_error.hpp>
@@ -25,7 +25,7 @@ bool contains(const std::vector<unsigned>& cpus, unsigned cpu) {
   return std::find(cpus.begin(), cpus.end(), cpu) != cpus.end();
 }
 
-#define REQUIRE_CPUS(n)                                                                   \
+#define REQUIRE_CPUS(n) \
   if (affinity_cpus().size() < (n)) GTEST_SKIP() << "needs " << (n) << " CPUs in the mask"
 
 TEST(CoreReservation, DefaultTakesTheHighestCpuAndGivesItBack) {

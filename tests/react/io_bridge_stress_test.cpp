@@ -106,15 +106,16 @@ TEST(ReactIoBridgeStress, RoundTripsSurviveRandomCancellation) {
     auto builder = lanes::react::react_thread::builder();
     builder.unpinned().batch(1 + rng() % 16).wait(random_strategy(rng));
     std::shared_ptr<lanes::react::wait_strategy> reply_wait = random_strategy(rng);
-    builder.input(std::move(requests.consumer), [out = std::move(replies.producer), reply_wait](std::uint64_t& v) mutable {
-      if (!lanes::react::push_wait(out, v * 3, *reply_wait)) throw std::runtime_error("replies closed");
-    });
+    builder.input(std::move(requests.consumer),
+                  [out = std::move(replies.producer), reply_wait](std::uint64_t& v) mutable {
+                    if (!lanes::react::push_wait(out, v * 3, *reply_wait)) throw std::runtime_error("replies closed");
+                  });
     auto tripler = builder.start();
 
     const auto seed = static_cast<std::uint32_t>(rng());
-    const auto [got, send_cancelled] = rt.block_on(
-        [](ring_producer<std::uint64_t> tx, ring_consumer<std::uint64_t>& rx, std::uint64_t count,
-           std::uint32_t seed) -> task<std::pair<tally, std::uint64_t>> {
+    const auto [got, send_cancelled] =
+        rt.block_on([](ring_producer<std::uint64_t> tx, ring_consumer<std::uint64_t>& rx, std::uint64_t count,
+                       std::uint32_t seed) -> task<std::pair<tally, std::uint64_t>> {
           auto sender = lanes::spawn(send_all(std::move(tx), count, seed));
           tally t = co_await receive_all(rx, seed + 1);
           co_return std::pair{t, co_await sender};

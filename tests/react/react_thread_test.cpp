@@ -131,9 +131,11 @@ TEST(ReactThread, ASpinningThreadKeepsServingOneInputAfterAnotherCloses) {
                     .input(std::move(first.consumer), [&](int&) { from_first.fetch_add(1); })
                     .input(std::move(second.consumer), [&](int&) { from_second.fetch_add(1); })
                     .start();
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(lanes::react::push_wait(first.producer, i, lanes::react::spin_then_yield(100)));
+  for (int i = 0; i < 100; ++i)
+    ASSERT_TRUE(lanes::react::push_wait(first.producer, i, lanes::react::spin_then_yield(100)));
   first.producer = {};  // closes while the thread spins on both
-  for (int i = 0; i < 100; ++i) ASSERT_TRUE(lanes::react::push_wait(second.producer, i, lanes::react::spin_then_yield(100)));
+  for (int i = 0; i < 100; ++i)
+    ASSERT_TRUE(lanes::react::push_wait(second.producer, i, lanes::react::spin_then_yield(100)));
   while (from_second.load() != 100) std::this_thread::yield();
   EXPECT_TRUE(thread.running()) << "one input is still open";
   EXPECT_EQ(from_first.load(), 100);
@@ -226,7 +228,11 @@ TEST(ReactThread, EmptyAndMovedHandlesAreHarmless) {
   empty.join();
   EXPECT_EQ(empty.metrics().items_handled, 0U);
   auto ring = spsc_ring<int>::make(8, parkable);
-  auto a = react_thread::builder().unpinned().wait(lanes::react::blocking{}).input(std::move(ring.consumer), [](int&) {}).start();
+  auto a = react_thread::builder()
+               .unpinned()
+               .wait(lanes::react::blocking{})
+               .input(std::move(ring.consumer), [](int&) {})
+               .start();
   react_thread b = std::move(a);
   EXPECT_TRUE(b.running());
   EXPECT_FALSE(a.running());
@@ -252,15 +258,21 @@ TEST(ReactThreadSettings, MistakesAreConfigErrorsThatSayWhatToDo) {
   {
     auto ring = spsc_ring<int>::make(8);  // not made to park
     const auto what = config_error_of([&] {
-      (void)react_thread::builder().unpinned().wait(lanes::react::blocking{}).input(std::move(ring.consumer), [](int&) {}).start();
+      (void)react_thread::builder()
+          .unpinned()
+          .wait(lanes::react::blocking{})
+          .input(std::move(ring.consumer), [](int&) {})
+          .start();
     });
     EXPECT_NE(what.find("consumer_may_park"), std::string::npos) << what;
   }
-  EXPECT_NE(config_error_of([] { react_thread::builder().name("a-name-that-is-too-long"); }).find("15"), std::string::npos);
+  EXPECT_NE(config_error_of([] { react_thread::builder().name("a-name-that-is-too-long"); }).find("15"),
+            std::string::npos);
   EXPECT_NE(config_error_of([] { react_thread::builder().name(""); }), "");
   EXPECT_NE(config_error_of([] { react_thread::builder().batch(0); }), "");
   EXPECT_NE(config_error_of([] { react_thread::builder().realtime(0); }).find("range"), std::string::npos);
-  EXPECT_NE(config_error_of([] { react_thread::builder().realtime_if_permitted(100); }).find("range"), std::string::npos);
+  EXPECT_NE(config_error_of([] { react_thread::builder().realtime_if_permitted(100); }).find("range"),
+            std::string::npos);
   EXPECT_NE(config_error_of([] { react_thread::builder().input(lanes::react::ring_consumer<int>{}, [](int&) {}); }),
             "");
   {

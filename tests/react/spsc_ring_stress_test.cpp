@@ -103,13 +103,13 @@ TEST(SpscRingStress, SpinningSidesSeeEveryItemOnceInOrder) {
     std::uint64_t wrong = 0;
     {
       const std::size_t capacity = std::size_t{1} << (run % 6);  // 1 .. 32 slots: full and empty often
-      auto ring = spsc_ring<payload>::make(capacity);  // (clang 14 cannot capture structured bindings)
+      auto ring = spsc_ring<payload>::make(capacity);            // (clang 14 cannot capture structured bindings)
       auto& tx = ring.producer;
       auto& rx = ring.consumer;
-      std::thread producer([&, seed = run] {
-        produce(tx, items_per_run, seed * 7 + 1, [] { std::this_thread::yield(); });
-      });
-      consume(rx, items_per_run, run * 13 + 5, [] { std::this_thread::yield(); }, wrong);
+      std::thread producer(
+          [&, seed = run] { produce(tx, items_per_run, seed * 7 + 1, [] { std::this_thread::yield(); }); });
+      consume(
+          rx, items_per_run, run * 13 + 5, [] { std::this_thread::yield(); }, wrong);
       producer.join();
       EXPECT_TRUE(rx.empty());
     }
@@ -141,14 +141,17 @@ TEST(SpscRingStress, ParkingSidesLoseNoWakeUp) {
           tx.disarm_wait();
         });
       });
-      consume(rx, items_per_run / 4, run + 200, [&] {
-        const auto seen = consumer_parker.epoch();
-        if (rx.arm_wait_for_items(consumer_parker.target())) {
-          consumer_parker.park(seen);
-          ++consumer_parks;
-        }
-        rx.disarm_wait();
-      }, wrong);
+      consume(
+          rx, items_per_run / 4, run + 200,
+          [&] {
+            const auto seen = consumer_parker.epoch();
+            if (rx.arm_wait_for_items(consumer_parker.target())) {
+              consumer_parker.park(seen);
+              ++consumer_parks;
+            }
+            rx.disarm_wait();
+          },
+          wrong);
       producer.join();
     }
     EXPECT_EQ(wrong, 0u) << "run " << run;

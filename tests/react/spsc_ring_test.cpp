@@ -129,7 +129,8 @@ TEST(SpscRing, PushNAndPopNMoveBatches) {
   EXPECT_EQ(tx.push_n(std::make_move_iterator(in.begin() + 16), 4), 4u);
   EXPECT_EQ(rx.pop_n(std::back_inserter(out), 100), 10u);
   ASSERT_EQ(out.size(), 20u);
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(out[static_cast<std::size_t>(i)], "item-" + std::to_string(i) + std::string(40, 'x'));
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(out[static_cast<std::size_t>(i)], "item-" + std::to_string(i) + std::string(40, 'x'));
 }
 
 TEST(SpscRing, EmplacesInPlaceAndCarriesMoveOnlyPayloads) {

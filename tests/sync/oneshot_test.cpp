@@ -50,7 +50,8 @@ TEST(Oneshot, SenderDroppedWithoutSendingIsClosed) {
     std::this_thread::sleep_for(2ms);
     auto gone = std::move(tx);
   });
-  auto r = rt.block_on([](oneshot_receiver<int> rx) -> task<result<int, closed>> { co_return co_await rx; }(std::move(rx)));
+  auto r =
+      rt.block_on([](oneshot_receiver<int> rx) -> task<result<int, closed>> { co_return co_await rx; }(std::move(rx)));
   dropper.join();
   EXPECT_FALSE(r.has_value());
 }
@@ -79,9 +80,8 @@ TEST(Oneshot, CancelledReceiveKeepsTheValue) {
     auto [tx, rx] = oneshot<int>();
     // The first wait times out (and is cancelled); the value sent after it
     // is still there for the second wait.
-    auto first = co_await timeout(1ms, [](oneshot_receiver<int>& r) -> task<result<int, closed>> {
-      co_return co_await r;
-    }(rx));
+    auto first =
+        co_await timeout(1ms, [](oneshot_receiver<int>& r) -> task<result<int, closed>> { co_return co_await r; }(rx));
     EXPECT_FALSE(first.has_value());
     EXPECT_FALSE(std::move(tx).send(9).has_value());
     auto second = co_await rx;

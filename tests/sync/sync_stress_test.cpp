@@ -16,9 +16,9 @@
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
 #include <lanes/io/yield.hpp>
-#include <lanes/sync/notify.hpp>
 #include <lanes/sync/mpsc.hpp>
 #include <lanes/sync/mutex.hpp>
+#include <lanes/sync/notify.hpp>
 #include <lanes/sync/oneshot.hpp>
 #include <lanes/sync/semaphore.hpp>
 #include <lanes/sync/watch.hpp>
@@ -64,10 +64,9 @@ TEST(SyncStress, OneshotSendersOnThreadsAndTasksReceiversCancelledAtRandom) {
       const int patience = static_cast<int>(rng() % 4);  // tries before giving up
       tasks.push_back(spawn([](oneshot_receiver<int> rx, int i, int patience, std::atomic<int>& r) -> task<void> {
         for (int t = 0;; ++t) {
-          auto got = co_await timeout(std::chrono::microseconds(50 + 100 * t), [](oneshot_receiver<int>& rx)
-                                                                                    -> task<result<int, closed>> {
-            co_return co_await rx;
-          }(rx));
+          auto got = co_await timeout(
+              std::chrono::microseconds(50 + 100 * t),
+              [](oneshot_receiver<int>& rx) -> task<result<int, closed>> { co_return co_await rx; }(rx));
           if (got.has_value()) {
             if (got.value().has_value()) {
               EXPECT_EQ(got.value().value(), i);
@@ -132,40 +131,40 @@ TEST(SyncStress, NotifyOneIsNeverSwallowedByCancelledWaiters) {
     const int waiters = 20;
     const int aborted = static_cast<int>(rng() % 10);
     std::atomic<int> completed{0};
-    const bool permit_left = rt.block_on([](notify& n, int waiters, int aborted, std::atomic<int>& completed,
-                                            unsigned seed) -> task<bool> {
-      std::vector<join_handle<void>> hs;
-      for (int i = 0; i < waiters; ++i) {
-        hs.push_back(spawn([](notify& n, std::atomic<int>& c) -> task<void> {
-          co_await n.notified();
-          c.fetch_add(1);
-        }(n, completed)));
-      }
-      co_await sleep(200us);  // all waiting
-      // Notify from a plain thread while this task aborts waiters at random.
-      std::thread notifier([&n, count = waiters - aborted] {
-        for (int i = 0; i < count; ++i) {
-          n.notify_one();
-          std::this_thread::yield();
-        }
-      });
-      std::mt19937 r(seed);
-      for (int k = 0; k < aborted; ++k) {
-        hs[static_cast<std::size_t>(r() % hs.size())].abort();
-        co_await yield_now();
-      }
-      notifier.join();
-      co_await sleep(2ms);
-      for (auto& h : hs) h.abort();
-      for (auto& h : hs) {
-        try {
-          co_await h;
-        } catch (const task_cancelled&) {
-        }
-      }
-      auto extra = co_await timeout(100us, n.notified());
-      co_return extra.has_value();
-    }(n, waiters, aborted, completed, static_cast<unsigned>(rng())));
+    const bool permit_left =
+        rt.block_on([](notify& n, int waiters, int aborted, std::atomic<int>& completed, unsigned seed) -> task<bool> {
+          std::vector<join_handle<void>> hs;
+          for (int i = 0; i < waiters; ++i) {
+            hs.push_back(spawn([](notify& n, std::atomic<int>& c) -> task<void> {
+              co_await n.notified();
+              c.fetch_add(1);
+            }(n, completed)));
+          }
+          co_await sleep(200us);  // all waiting
+          // Notify from a plain thread while this task aborts waiters at random.
+          std::thread notifier([&n, count = waiters - aborted] {
+            for (int i = 0; i < count; ++i) {
+              n.notify_one();
+              std::this_thread::yield();
+            }
+          });
+          std::mt19937 r(seed);
+          for (int k = 0; k < aborted; ++k) {
+            hs[static_cast<std::size_t>(r() % hs.size())].abort();
+            co_await yield_now();
+          }
+          notifier.join();
+          co_await sleep(2ms);
+          for (auto& h : hs) h.abort();
+          for (auto& h : hs) {
+            try {
+              co_await h;
+            } catch (const task_cancelled&) {
+            }
+          }
+          auto extra = co_await timeout(100us, n.notified());
+          co_return extra.has_value();
+        }(n, waiters, aborted, completed, static_cast<unsigned>(rng())));
     // Every notification reached a waiter that ran, or is the stored permit.
     // (An index drawn twice aborts fewer waiters than `aborted`; the equality
     // still holds, since there are then more waiters than notifications.)
@@ -188,27 +187,27 @@ TEST(SyncStress, SemaphorePermitsAreConservedUnderRandomCancellation) {
     for (int i = 0; i < tasks; ++i) {
       const auto n = static_cast<std::size_t>(1 + rng() % 3);
       const auto patience = std::chrono::microseconds(rng() % 300);
-      hs.push_back(spawn([](semaphore& sem, std::size_t n, std::chrono::microseconds patience,
-                            std::atomic<long>& in_use, std::atomic<long>& worst,
-                            std::atomic<int>& acquired) -> task<void> {
-        auto got = co_await timeout(patience, sem.acquire(n));
-        if (!got.has_value() || !got.value().has_value()) co_return;  // gave up: must have lost nothing
-        auto permit = std::move(got.value().value());
-        acquired.fetch_add(1);
-        // Counted while held, uncounted before the permit goes back, even
-        // when this task is aborted at the yield (the frame is destroyed:
-        // `held` is destroyed before `permit`, declared earlier).
-        struct holding {
-          std::atomic<long>& in_use;
-          long n;
-          ~holding() { in_use.fetch_sub(n); }
-        } held{in_use, static_cast<long>(n)};
-        const long now = in_use.fetch_add(static_cast<long>(n)) + static_cast<long>(n);
-        long seen = worst.load();
-        while (now > seen && !worst.compare_exchange_weak(seen, now)) {
-        }
-        co_await yield_now();
-      }(sem, n, patience, in_use, worst, acquired)));
+      hs.push_back(
+          spawn([](semaphore& sem, std::size_t n, std::chrono::microseconds patience, std::atomic<long>& in_use,
+                   std::atomic<long>& worst, std::atomic<int>& acquired) -> task<void> {
+            auto got = co_await timeout(patience, sem.acquire(n));
+            if (!got.has_value() || !got.value().has_value()) co_return;  // gave up: must have lost nothing
+            auto permit = std::move(got.value().value());
+            acquired.fetch_add(1);
+            // Counted while held, uncounted before the permit goes back, even
+            // when this task is aborted at the yield (the frame is destroyed:
+            // `held` is destroyed before `permit`, declared earlier).
+            struct holding {
+              std::atomic<long>& in_use;
+              long n;
+              ~holding() { in_use.fetch_sub(n); }
+            } held{in_use, static_cast<long>(n)};
+            const long now = in_use.fetch_add(static_cast<long>(n)) + static_cast<long>(n);
+            long seen = worst.load();
+            while (now > seen && !worst.compare_exchange_weak(seen, now)) {
+            }
+            co_await yield_now();
+          }(sem, n, patience, in_use, worst, acquired)));
       if (rng() % 5 == 0) hs[rng() % hs.size()].abort();  // cancel at a random point
       if (i % 50 == 0) co_await yield_now();
     }
@@ -243,10 +242,10 @@ TEST(SyncStress, MpscMessagesAreConservedUnderRandomCancellation) {
         std::mt19937 rng(static_cast<unsigned>(p));
         for (int i = 0; i < n; ++i) {
           const int id = p * n + i;
-          auto r = co_await timeout(std::chrono::microseconds(rng() % 100),
-                                    [](mpsc_sender<int>& tx, int id) -> task<bool> {
-                                      co_return !(co_await tx.send(id)).has_value();
-                                    }(tx, id));
+          auto r =
+              co_await timeout(std::chrono::microseconds(rng() % 100), [](mpsc_sender<int>& tx, int id) -> task<bool> {
+                co_return !(co_await tx.send(id)).has_value();
+              }(tx, id));
           if (r.has_value() && r.value()) sent[static_cast<std::size_t>(id)].store(1);
         }
       }(tx, p, per_producer, sent)));
@@ -254,11 +253,10 @@ TEST(SyncStress, MpscMessagesAreConservedUnderRandomCancellation) {
     { auto mine = std::move(tx); }  // only the producers' copies remain
     std::mt19937 rng(99);
     for (;;) {
-      auto r = co_await timeout(std::chrono::microseconds(rng() % 200), [](mpsc_receiver<int>& rx)
-                                                                            -> task<result<int, closed>> {
-        co_return co_await rx.recv();
-      }(rx));
-      if (!r.has_value()) continue;  // this receive timed out: nothing may have been taken
+      auto r = co_await timeout(
+          std::chrono::microseconds(rng() % 200),
+          [](mpsc_receiver<int>& rx) -> task<result<int, closed>> { co_return co_await rx.recv(); }(rx));
+      if (!r.has_value()) continue;       // this receive timed out: nothing may have been taken
       if (!r.value().has_value()) break;  // closed and drained
       arrived[static_cast<std::size_t>(r.value().value())].fetch_add(1);
     }
@@ -287,23 +285,22 @@ TEST(SyncStress, WatchReceiversSeeOnlyNewerValuesAndTheLastOneDespiteCancellatio
   rt.block_on([](watch_receiver<int> rx, int values, std::atomic<int>& saw_last) -> task<void> {
     std::vector<join_handle<void>> hs;
     for (int r = 0; r < receivers; ++r) {
-      hs.push_back(spawn([](watch_receiver<int> rx, int values, unsigned seed, std::atomic<int>& saw_last)
-                             -> task<void> {
-        std::mt19937 rng(seed);
-        int last = -1;
-        for (;;) {
-          auto changed = co_await timeout(std::chrono::microseconds(rng() % 50),
-                                          [](watch_receiver<int>& rx) -> task<result<void, closed>> {
-                                            co_return co_await rx.changed();
-                                          }(rx));
-          if (!changed.has_value()) continue;      // cancelled wait: the change is still pending
-          if (!changed.value().has_value()) break;  // closed
-          const int v = rx.borrow_and_update();
-          EXPECT_GT(v, last);
-          last = v;
-        }
-        if (last == values) saw_last.fetch_add(1);
-      }(rx, values, static_cast<unsigned>(r), saw_last)));
+      hs.push_back(
+          spawn([](watch_receiver<int> rx, int values, unsigned seed, std::atomic<int>& saw_last) -> task<void> {
+            std::mt19937 rng(seed);
+            int last = -1;
+            for (;;) {
+              auto changed = co_await timeout(
+                  std::chrono::microseconds(rng() % 50),
+                  [](watch_receiver<int>& rx) -> task<result<void, closed>> { co_return co_await rx.changed(); }(rx));
+              if (!changed.has_value()) continue;       // cancelled wait: the change is still pending
+              if (!changed.value().has_value()) break;  // closed
+              const int v = rx.borrow_and_update();
+              EXPECT_GT(v, last);
+              last = v;
+            }
+            if (last == values) saw_last.fetch_add(1);
+          }(rx, values, static_cast<unsigned>(r), saw_last)));
     }
     for (auto& h : hs) co_await h;
   }(std::move(rx), values, saw_last));

@@ -67,9 +67,8 @@ TEST(Watch, CancelledChangedStillReportsTheChangeLater) {
   auto rt = runtime::current_thread().build();
   auto [tx, rx] = watch<int>(0);
   rt.block_on([](watch_sender<int>& tx, watch_receiver<int>& rx) -> task<void> {
-    auto r = co_await timeout(1ms, [](watch_receiver<int>& rx) -> task<result<void, closed>> {
-      co_return co_await rx.changed();
-    }(rx));
+    auto r = co_await timeout(
+        1ms, [](watch_receiver<int>& rx) -> task<result<void, closed>> { co_return co_await rx.changed(); }(rx));
     EXPECT_FALSE(r.has_value());  // nothing changed: timed out
     tx.send(5);
     EXPECT_TRUE((co_await rx.changed()).has_value());

@@ -65,9 +65,9 @@ int run_demo(const demo_options& options, std::ostream& out) {
     out << "lanes demo: " << config.requests << " requests, each Σ f(x) over " << config.batch
         << " u64 on the compute lane; a ticker every " << config.tick.count() << " ms on the io lane\n"
         << "budget: " << b.cpus.value << " CPU(s) (" << b.cpus.why << ")\n"
-        << "        io workers " << sys.io().worker_count() << ", compute threads " << sys.compute().threads()
-        << " at " << compute::describe(sys.compute().priority()) << " priority, blocking threads up to "
-        << b.blocking_max.value << "\n\n";
+        << "        io workers " << sys.io().worker_count() << ", compute threads " << sys.compute().threads() << " at "
+        << compute::describe(sys.compute().priority()) << " priority, blocking threads up to " << b.blocking_max.value
+        << "\n\n";
     out.flush();
   }
   std::vector<bench::s1_result> results;
@@ -81,7 +81,8 @@ int run_demo(const demo_options& options, std::ostream& out) {
 
   if (text) {
     out << "  " << std::left << std::setw(11) << "mode" << std::right << std::setw(11) << "total" << std::setw(14)
-        << "worst lag" << std::setw(12) << "p99 lag" << std::setw(7) << "ticks" << "  checksum\n";
+        << "worst lag" << std::setw(12) << "p99 lag" << std::setw(7) << "ticks"
+        << "  checksum\n";
     for (const auto& r : results) {
       out << "  " << std::left << std::setw(11) << bench::to_string(r.mode) << std::right << std::setw(11)
           << ms(r.total_ms * 1000) << std::setw(14) << ms(r.worst_lag_us) << std::setw(12) << ms(r.p99_lag_us)
@@ -119,7 +120,8 @@ int run_demo(const demo_options& options, std::ostream& out) {
 
   json_writer json;
   json.begin_object().field("scenario", "S1").field("cpus", b.cpus.value);
-  json.field("io_workers", sys.io().worker_count()).field("compute_threads", static_cast<unsigned>(sys.compute().threads()));
+  json.field("io_workers", sys.io().worker_count())
+      .field("compute_threads", static_cast<unsigned>(sys.compute().threads()));
   json.field("compute_priority", compute::describe(sys.compute().priority()));
   json.field("requests", config.requests).field("batch", static_cast<std::uint64_t>(config.batch));
   for (const auto& r : results) {

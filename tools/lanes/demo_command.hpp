@@ -8,9 +8,9 @@
 namespace lanes::tool {
 
 struct demo_options {
-  bool json = false;     // only the JSON line
-  bool quick = false;    // 8 requests of 200 elements (what CI runs)
-  unsigned cpus = 0;     // run on the first N CPUs of this process's affinity (0: as is)
+  bool json = false;                        // only the JSON line
+  bool quick = false;                       // 8 requests of 200 elements (what CI runs)
+  unsigned cpus = 0;                        // run on the first N CPUs of this process's affinity (0: as is)
   std::string svg_path = "lanes-demo.svg";  // empty: no file
 };
 

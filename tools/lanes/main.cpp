@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
 
   std::string scenario_id;
   lanes::bench::options bench_opts;
-  auto* bench_cmd = app.add_subcommand("bench", "Run a benchmark scenario (s3, s4, ...) against its peer; 'list' lists them");
+  auto* bench_cmd =
+      app.add_subcommand("bench", "Run a benchmark scenario (s3, s4, ...) against its peer; 'list' lists them");
   std::vector<std::string> ids{"list"};
   for (const auto& s : lanes::bench::all_scenarios()) ids.emplace_back(s.id);
   bench_cmd->add_option("scenario", scenario_id, "Which scenario")->required()->check(CLI::IsMember(ids));

@@ -66,9 +66,9 @@ struct blocking_pool_state;
 class blocking_pool {
  public:
   struct options {
-    unsigned max_threads = 512;                        // the cap; env LANES_BLOCKING_MAX via the budget
-    std::chrono::milliseconds keep_alive{10'000};      // an idle thread retires after this
-    std::string thread_name = "lanes-blocking";        // threads are named <thread_name>-N
+    unsigned max_threads = 512;                                 // the cap; env LANES_BLOCKING_MAX via the budget
+    std::chrono::milliseconds keep_alive{10'000};               // an idle thread retires after this
+    std::string thread_name = "lanes-blocking";                 // threads are named <thread_name>-N
     std::optional<std::chrono::milliseconds> shutdown_timeout;  // default: wait for every running job
   };
 

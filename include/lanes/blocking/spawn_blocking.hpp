@@ -88,7 +88,8 @@ auto spawn_blocking(blocking_pool& pool, F&& f, const char* name = nullptr,
 template <class F>
 auto spawn_blocking(F&& f, const char* name = nullptr, source_location where = source_location::current()) {
   detail::scheduler* s = detail::current_scheduler();
-  if (s == nullptr) throw runtime_misuse("lanes::spawn_blocking called outside an io task: use a blocking_pool directly");
+  if (s == nullptr)
+    throw runtime_misuse("lanes::spawn_blocking called outside an io task: use a blocking_pool directly");
   return spawn_blocking(detail::blocking_pool_of(*s), std::forward<F>(f), name, where);
 }
 

@@ -42,12 +42,12 @@ struct busy {};
 
 struct gate_metrics {
   std::size_t max_in_flight = 0;
-  std::uint64_t in_flight = 0;  // admitted and not finished (queued in the lane or running)
-  std::uint64_t waiting = 0;    // tasks waiting for a permit now
-  std::uint64_t shed = 0;       // try_run_* calls answered `busy`
-  std::uint64_t completed = 0;  // finished with a result
-  std::uint64_t failed = 0;     // finished with an exception
-  std::uint64_t dropped = 0;    // admitted, then dropped unrun (their task went away first)
+  std::uint64_t in_flight = 0;         // admitted and not finished (queued in the lane or running)
+  std::uint64_t waiting = 0;           // tasks waiting for a permit now
+  std::uint64_t shed = 0;              // try_run_* calls answered `busy`
+  std::uint64_t completed = 0;         // finished with a result
+  std::uint64_t failed = 0;            // finished with an exception
+  std::uint64_t dropped = 0;           // admitted, then dropped unrun (their task went away first)
   std::chrono::nanoseconds waited{0};  // total time tasks spent waiting for permits
   std::chrono::nanoseconds ran{0};     // total time the work ran
 };
@@ -141,7 +141,9 @@ class gate {
     if (max_in_flight == 0) throw config_error("lanes::gate: max_in_flight 0 would admit nothing");
     return std::make_shared<detail::gate_state>(max_in_flight);
   }
-  detail::lane_ref lane() const { return target_.compute != nullptr ? target_ : detail::lane_ref{&detail::offload_target(), nullptr}; }
+  detail::lane_ref lane() const {
+    return target_.compute != nullptr ? target_ : detail::lane_ref{&detail::offload_target(), nullptr};
+  }
 
   detail::lane_ref target_{};
   std::shared_ptr<detail::gate_state> state_;

@@ -129,7 +129,8 @@ auto offload(F&& f) {
 template <class F>
 auto offload_blocking(F&& f) {
   detail::scheduler* s = detail::current_scheduler();
-  if (s == nullptr) throw runtime_misuse("lanes::offload_blocking called outside an io task: use a blocking_pool directly");
+  if (s == nullptr)
+    throw runtime_misuse("lanes::offload_blocking called outside an io task: use a blocking_pool directly");
   return detail::offload_awaiter<std::decay_t<F>>(detail::lane_ref{nullptr, &detail::blocking_pool_of(*s)},
                                                   std::forward<F>(f));
 }

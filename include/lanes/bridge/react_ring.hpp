@@ -201,8 +201,7 @@ items_ready_awaiter<T> items_ready(ring_consumer<T>& rx) {
   return items_ready_awaiter<T>(rx);
 }
 template <class T, class U>
-  requires std::is_constructible_v<T, U&&>
-send_awaiter<T> send(ring_producer<T>& tx, U&& value) {
+requires std::is_constructible_v<T, U&&> send_awaiter<T> send(ring_producer<T>& tx, U&& value) {
   return send_awaiter<T>(tx, T(std::forward<U>(value)));
 }
 template <class T>

@@ -28,8 +28,8 @@
 //   aborts the losers.
 #pragma once
 
-#include <cstddef>
 #include <coroutine>
+#include <cstddef>
 #include <optional>
 #include <type_traits>
 #include <utility>

@@ -70,7 +70,8 @@ class task_group {
 
   // Awaits every member (see above); rethrows the first failure.
   task<void> join() {
-    co_await detail::drain(set_, policy_, errors_, aborting_, [this] { abort_members(); }, [] { return false; });
+    co_await detail::drain(
+        set_, policy_, errors_, aborting_, [this] { abort_members(); }, [] { return false; });
     std::lock_guard lock(mutex_);
     closed_ = true;
     if (!errors_.empty()) std::rethrow_exception(errors_.front());

@@ -91,7 +91,8 @@ class task_tracker {
       id = state_->next_id++;
       state_->in_flight.emplace(id, nullptr);  // counted before it can run (and finish)
     }
-    auto handle = lanes::spawn(detail::tracked(detail::tracked_call<T>{detail::tracked_slot(state_, id), std::move(t)}), name, where);
+    auto handle = lanes::spawn(detail::tracked(detail::tracked_call<T>{detail::tracked_slot(state_, id), std::move(t)}),
+                               name, where);
     std::lock_guard lock(state_->mutex);
     if (auto it = state_->in_flight.find(id); it != state_->in_flight.end()) {
       handle.header()->ref();

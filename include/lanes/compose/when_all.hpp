@@ -74,13 +74,14 @@ inline void rethrow_first(const std::vector<std::exception_ptr>& errors) {
 
 template <class... T, std::size_t... I>
 task<std::tuple<value_or_monostate<T>...>> when_all_impl(on_failure policy, std::index_sequence<I...>,
-                                                          task<T>... tasks) {
+                                                         task<T>... tasks) {
   auto results = std::make_shared<tuple_slots<T...>>();
   join_set<std::size_t> set;
   (set.spawn(deliver_to_tuple<I>(std::move(tasks), results), "when_all"), ...);
   std::vector<std::exception_ptr> errors;
   bool aborted = false;
-  co_await drain(set, policy, errors, aborted, [&] { set.abort_all(); }, [](std::size_t) { return false; });
+  co_await drain(
+      set, policy, errors, aborted, [&] { set.abort_all(); }, [](std::size_t) { return false; });
   rethrow_first(errors);
   co_return std::tuple<value_or_monostate<T>...>(std::move(*std::get<I>(*results))...);
 }
@@ -93,14 +94,15 @@ task<std::variant<value_or_monostate<T>...>> when_any_impl(std::index_sequence<I
   std::vector<std::exception_ptr> errors;
   std::optional<std::size_t> winner;
   bool aborted = false;
-  co_await drain(set, on_failure::cancel_rest, errors, aborted, [&] { set.abort_all(); }, [&](std::size_t i) {
-    winner = i;
-    return true;
-  });
+  co_await drain(
+      set, on_failure::cancel_rest, errors, aborted, [&] { set.abort_all(); },
+      [&](std::size_t i) {
+        winner = i;
+        return true;
+      });
   if (!winner) rethrow_first(errors);  // the first to finish failed
   std::optional<std::variant<value_or_monostate<T>...>> out;
-  (void)((*winner == I && (out.emplace(std::in_place_index<I>, std::move(*std::get<I>(*results))), true)) ||
-         ...);
+  (void)((*winner == I && (out.emplace(std::in_place_index<I>, std::move(*std::get<I>(*results))), true)) || ...);
   co_return std::move(*out);
 }
 
@@ -121,10 +123,12 @@ task<std::conditional_t<std::is_void_v<T>, void, std::vector<T>>> when_all(
     std::vector<task<T>> tasks, on_failure policy = on_failure::cancel_rest) {
   auto results = std::make_shared<detail::vector_slots<T>>(tasks.size());
   join_set<std::size_t> set;
-  for (std::size_t i = 0; i < tasks.size(); ++i) set.spawn(detail::deliver_to_vector(i, std::move(tasks[i]), results), "when_all");
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    set.spawn(detail::deliver_to_vector(i, std::move(tasks[i]), results), "when_all");
   std::vector<std::exception_ptr> errors;
   bool aborted = false;
-  co_await detail::drain(set, policy, errors, aborted, [&] { set.abort_all(); }, [](std::size_t) { return false; });
+  co_await detail::drain(
+      set, policy, errors, aborted, [&] { set.abort_all(); }, [](std::size_t) { return false; });
   detail::rethrow_first(errors);
   if constexpr (!std::is_void_v<T>) {
     std::vector<T> out;
@@ -147,14 +151,17 @@ task<std::pair<std::size_t, detail::value_or_monostate<T>>> when_any(std::vector
   if (tasks.empty()) throw std::invalid_argument("lanes::when_any of no tasks");
   auto results = std::make_shared<detail::vector_slots<T>>(tasks.size());
   join_set<std::size_t> set;
-  for (std::size_t i = 0; i < tasks.size(); ++i) set.spawn(detail::deliver_to_vector(i, std::move(tasks[i]), results), "when_any");
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    set.spawn(detail::deliver_to_vector(i, std::move(tasks[i]), results), "when_any");
   std::vector<std::exception_ptr> errors;
   std::optional<std::size_t> winner;
   bool aborted = false;
-  co_await detail::drain(set, on_failure::cancel_rest, errors, aborted, [&] { set.abort_all(); }, [&](std::size_t i) {
-    winner = i;
-    return true;
-  });
+  co_await detail::drain(
+      set, on_failure::cancel_rest, errors, aborted, [&] { set.abort_all(); },
+      [&](std::size_t i) {
+        winner = i;
+        return true;
+      });
   if (!winner) detail::rethrow_first(errors);
   co_return std::pair<std::size_t, detail::value_or_monostate<T>>(*winner, std::move(*(*results)[*winner]));
 }

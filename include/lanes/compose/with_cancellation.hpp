@@ -26,13 +26,15 @@ namespace lanes {
 
 template <class T>
 task<result<T, cancelled>> with_cancellation(const cancellation_token& token, task<T> op) {
-  return detail::guarded_task<cancelled, detail::ready_first::guard>(std::move(op), token.cancelled(), "with_cancellation");
+  return detail::guarded_task<cancelled, detail::ready_first::guard>(std::move(op), token.cancelled(),
+                                                                     "with_cancellation");
 }
 
 template <class Awaitable>
-  requires(!detail::is_task<std::remove_cvref_t<Awaitable>>::value)
-detail::guarded_race<cancelled, Awaitable, cancellation_token::awaiter, detail::ready_first::guard> with_cancellation(
-    const cancellation_token& token, Awaitable&& op) {
+requires(!detail::is_task<std::remove_cvref_t<Awaitable>>::value)
+    detail::guarded_race<cancelled, Awaitable, cancellation_token::awaiter,
+                         detail::ready_first::guard> with_cancellation(const cancellation_token& token,
+                                                                       Awaitable&& op) {
   return {std::forward<Awaitable>(op), token.cancelled()};
 }
 

@@ -13,8 +13,8 @@
 namespace lanes::compute {
 
 template <std::ranges::random_access_range R, class Pred>
-  requires std::ranges::sized_range<R>
-std::ranges::iterator_t<R> find_if(R&& range, Pred pred, const par_options& options = {}) {
+requires std::ranges::sized_range<R> std::ranges::iterator_t<R> find_if(R&& range, Pred pred,
+                                                                        const par_options& options = {}) {
   auto first = std::ranges::begin(range);
   using diff = std::ranges::range_difference_t<R>;
   const auto n = static_cast<std::size_t>(std::ranges::size(range));
@@ -39,15 +39,16 @@ std::ranges::iterator_t<R> find_if(R&& range, Pred pred, const par_options& opti
 }
 
 template <std::ranges::random_access_range R, class Pred>
-  requires std::ranges::sized_range<R>
+requires std::ranges::sized_range<R>
 bool any_of(R&& range, Pred pred, const par_options& options = {}) {
   return find_if(range, std::move(pred), options) != std::ranges::end(range);
 }
 
 template <std::ranges::random_access_range R, class Pred>
-  requires std::ranges::sized_range<R>
+requires std::ranges::sized_range<R>
 bool all_of(R&& range, Pred pred, const par_options& options = {}) {
-  return !any_of(range, [&pred](const auto& x) { return !pred(x); }, options);
+  return !any_of(
+      range, [&pred](const auto& x) { return !pred(x); }, options);
 }
 
 }  // namespace lanes::compute

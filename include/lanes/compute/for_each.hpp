@@ -19,7 +19,7 @@
 namespace lanes::compute {
 
 template <std::ranges::random_access_range R, class F>
-  requires std::ranges::sized_range<R>
+requires std::ranges::sized_range<R>
 void for_each(R&& range, F f, const par_options& options = {}) {
   auto first = std::ranges::begin(range);
   auto leaf = [&](std::size_t lo, std::size_t hi) {
@@ -31,8 +31,7 @@ void for_each(R&& range, F f, const par_options& options = {}) {
 // out[i] = f(in[i]) for every i; `out` is a random-access iterator to at
 // least size(in) elements, not overlapping `in` (unless it is in.begin()).
 template <std::ranges::random_access_range R, std::random_access_iterator Out, class F>
-  requires std::ranges::sized_range<R>
-Out transform(R&& in, Out out, F f, const par_options& options = {}) {
+requires std::ranges::sized_range<R> Out transform(R&& in, Out out, F f, const par_options& options = {}) {
   auto first = std::ranges::begin(in);
   using diff = std::ranges::range_difference_t<R>;
   auto leaf = [&](std::size_t lo, std::size_t hi) {

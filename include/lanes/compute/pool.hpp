@@ -62,13 +62,13 @@ enum class thread_priority {
 const char* describe(thread_priority p) noexcept;
 
 struct pool_options {
-  std::size_t threads = 0;                   // 0: the budget's compute_threads
+  std::size_t threads = 0;                    // 0: the budget's compute_threads
   std::string thread_name = "lanes-compute";  // threads are named <name>-<index>
-  std::size_t stack_size = 0;                // bytes; 0: the system default
+  std::size_t stack_size = 0;                 // bytes; 0: the system default
   thread_priority priority = thread_priority::low;
   io_worker_policy from_io_worker = io_worker_policy::warn;
   std::function<void(std::exception_ptr)> on_error;  // detached jobs' exceptions; default: stderr
-  std::function<void(std::size_t)> on_thread_start;   // runs on each worker as it starts (its index)
+  std::function<void(std::size_t)> on_thread_start;  // runs on each worker as it starts (its index)
   std::function<void(std::size_t)> on_thread_exit;
 };
 
@@ -128,10 +128,10 @@ class pool {
 class pool_builder {
  public:
   pool_builder& threads(std::size_t n);  // default: budget compute_threads (env LANES_COMPUTE_THREADS); 0 is an error
-  pool_builder& thread_name(std::string prefix);  // default "lanes-compute"
-  pool_builder& stack_size(std::size_t bytes);    // default: the system's
-  pool_builder& priority(thread_priority p);      // default low (SCHED_BATCH, nice +5)
-  pool_builder& low_priority(bool on);            // on: priority(low); off: priority(normal)
+  pool_builder& thread_name(std::string prefix);          // default "lanes-compute"
+  pool_builder& stack_size(std::size_t bytes);            // default: the system's
+  pool_builder& priority(thread_priority p);              // default low (SCHED_BATCH, nice +5)
+  pool_builder& low_priority(bool on);                    // on: priority(low); off: priority(normal)
   pool_builder& from_io_worker(io_worker_policy policy);  // default warn
   pool_builder& on_error(std::function<void(std::exception_ptr)> handler);
   pool_builder& on_thread_start(std::function<void(std::size_t)> hook);

@@ -21,8 +21,8 @@
 namespace lanes::compute {
 
 template <std::ranges::random_access_range R, class T, class Reduce, class Map>
-  requires std::ranges::sized_range<R>
-T transform_reduce(R&& range, T identity, Reduce reduce_op, Map map, const par_options& options = {}) {
+requires std::ranges::sized_range<R> T transform_reduce(R&& range, T identity, Reduce reduce_op, Map map,
+                                                        const par_options& options = {}) {
   auto first = std::ranges::begin(range);
   using diff = std::ranges::range_difference_t<R>;
   auto leaf = [&](std::size_t lo, std::size_t hi) {
@@ -31,26 +31,25 @@ T transform_reduce(R&& range, T identity, Reduce reduce_op, Map map, const par_o
     return acc;
   };
   auto combine = [&](T a, T b) { return reduce_op(std::move(a), std::move(b)); };
-  return detail::drive(static_cast<std::size_t>(std::ranges::size(range)), options, std::move(identity), leaf,
-                       combine, detail::never_skip);
+  return detail::drive(static_cast<std::size_t>(std::ranges::size(range)), options, std::move(identity), leaf, combine,
+                       detail::never_skip);
 }
 
 template <std::ranges::random_access_range R, class T, class Reduce = std::plus<>>
-  requires std::ranges::sized_range<R>
-T reduce(R&& range, T identity, Reduce reduce_op = {}, const par_options& options = {}) {
-  return transform_reduce(std::forward<R>(range), std::move(identity), std::move(reduce_op),
-                          [](const auto& x) -> decltype(auto) { return x; }, options);
+requires std::ranges::sized_range<R> T reduce(R&& range, T identity, Reduce reduce_op = {},
+                                              const par_options& options = {}) {
+  return transform_reduce(
+      std::forward<R>(range), std::move(identity), std::move(reduce_op),
+      [](const auto& x) -> decltype(auto) { return x; }, options);
 }
 
 template <std::ranges::random_access_range R>
-  requires std::ranges::sized_range<R>
-std::ranges::range_value_t<R> sum(R&& range, const par_options& options = {}) {
+requires std::ranges::sized_range<R> std::ranges::range_value_t<R> sum(R&& range, const par_options& options = {}) {
   return reduce(std::forward<R>(range), std::ranges::range_value_t<R>{}, std::plus<>{}, options);
 }
 
 template <std::ranges::random_access_range R, class Pred>
-  requires std::ranges::sized_range<R>
-std::size_t count_if(R&& range, Pred pred, const par_options& options = {}) {
+requires std::ranges::sized_range<R> std::size_t count_if(R&& range, Pred pred, const par_options& options = {}) {
   return transform_reduce(
       std::forward<R>(range), std::size_t{0}, std::plus<>{},
       [&pred](const auto& x) -> std::size_t { return pred(x) ? 1 : 0; }, options);
@@ -89,15 +88,15 @@ std::optional<std::ranges::range_value_t<R>> extreme(R&& range, Less less, const
 
 // The smallest element (the first of equals), or nullopt for an empty range.
 template <std::ranges::random_access_range R, class Less = std::less<>>
-  requires std::ranges::sized_range<R>
-std::optional<std::ranges::range_value_t<R>> min(R&& range, Less less = {}, const par_options& options = {}) {
+requires std::ranges::sized_range<R> std::optional<std::ranges::range_value_t<R>> min(R&& range, Less less = {},
+                                                                                      const par_options& options = {}) {
   return detail::extreme<false>(std::forward<R>(range), std::move(less), options);
 }
 
 // The largest element (the first of equals), or nullopt for an empty range.
 template <std::ranges::random_access_range R, class Less = std::less<>>
-  requires std::ranges::sized_range<R>
-std::optional<std::ranges::range_value_t<R>> max(R&& range, Less less = {}, const par_options& options = {}) {
+requires std::ranges::sized_range<R> std::optional<std::ranges::range_value_t<R>> max(R&& range, Less less = {},
+                                                                                      const par_options& options = {}) {
   return detail::extreme<true>(std::forward<R>(range), std::move(less), options);
 }
 

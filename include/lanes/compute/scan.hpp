@@ -21,8 +21,7 @@
 namespace lanes::compute {
 
 template <std::ranges::random_access_range R, std::random_access_iterator Out, class Op = std::plus<>>
-  requires std::ranges::sized_range<R>
-Out inclusive_scan(R&& in, Out out, Op op = {}, const par_options& options = {}) {
+requires std::ranges::sized_range<R> Out inclusive_scan(R&& in, Out out, Op op = {}, const par_options& options = {}) {
   using T = std::ranges::range_value_t<R>;
   using diff = std::ranges::range_difference_t<R>;
   using out_diff = std::iter_difference_t<Out>;
@@ -35,9 +34,7 @@ Out inclusive_scan(R&& in, Out out, Op op = {}, const par_options& options = {})
   const std::size_t threads = n < 4096 ? 2 : detail::pool_size(detail::current_registry());
   const std::size_t blocks = std::min<std::size_t>(n, std::max<std::size_t>(1, threads * 8));
   const std::size_t per_block = (n + blocks - 1) / blocks;
-  const auto block_range = [&](std::size_t k) {
-    return std::pair{k * per_block, std::min(n, (k + 1) * per_block)};
-  };
+  const auto block_range = [&](std::size_t k) { return std::pair{k * per_block, std::min(n, (k + 1) * per_block)}; };
   // Pass 1: each block's total.
   std::vector<std::optional<T>> totals(blocks);
   auto total_leaf = [&](std::size_t lo, std::size_t hi) {

@@ -171,13 +171,13 @@ void sort_range(R&& range, Less less, const sort_options& options) {
 // Over contiguous ranges (vectors, arrays, spans): the merges work on raw
 // pointers.
 template <std::ranges::contiguous_range R, class Less = std::less<>>
-  requires std::ranges::sized_range<R>
+requires std::ranges::sized_range<R>
 void sort(R&& range, Less less = {}, const sort_options& options = {}) {
   detail::sort_range<false>(std::forward<R>(range), std::move(less), options);
 }
 
 template <std::ranges::contiguous_range R, class Less = std::less<>>
-  requires std::ranges::sized_range<R>
+requires std::ranges::sized_range<R>
 void stable_sort(R&& range, Less less = {}, const sort_options& options = {}) {
   detail::sort_range<true>(std::forward<R>(range), std::move(less), options);
 }

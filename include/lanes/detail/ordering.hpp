@@ -27,8 +27,10 @@ namespace lanes::detail {
 // publish, `dekker_fence()`, then `dekker_load` the other side's variable.
 // Fence form: release store, seq_cst fence, acquire load. Seq_cst form:
 // seq_cst store and load, no fence.
-inline constexpr std::memory_order dekker_store = LANES_SEQ_CST_FORM ? std::memory_order_seq_cst : std::memory_order_release;
-inline constexpr std::memory_order dekker_load = LANES_SEQ_CST_FORM ? std::memory_order_seq_cst : std::memory_order_acquire;
+inline constexpr std::memory_order dekker_store =
+    LANES_SEQ_CST_FORM ? std::memory_order_seq_cst : std::memory_order_release;
+inline constexpr std::memory_order dekker_load =
+    LANES_SEQ_CST_FORM ? std::memory_order_seq_cst : std::memory_order_acquire;
 inline void dekker_fence() noexcept {
 #if !LANES_SEQ_CST_FORM
   std::atomic_thread_fence(std::memory_order_seq_cst);

@@ -49,8 +49,12 @@ class interval {
     const auto fired = next_;
     const auto now = clock::now();
     switch (policy_) {
-      case missed_tick::burst: next_ += period_; break;
-      case missed_tick::delay: next_ = now + period_; break;
+      case missed_tick::burst:
+        next_ += period_;
+        break;
+      case missed_tick::delay:
+        next_ = now + period_;
+        break;
       case missed_tick::skip:
         next_ += period_;
         if (next_ <= now) next_ += period_ * ((now - next_) / period_ + 1);

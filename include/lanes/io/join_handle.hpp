@@ -81,8 +81,7 @@ class join_handle {
  public:
   join_handle() noexcept = default;
   explicit join_handle(detail::spawned_task<T>* task) noexcept : task_(task) {}
-  join_handle(join_handle&& other) noexcept
-      : task_(std::exchange(other.task_, nullptr)) {}
+  join_handle(join_handle&& other) noexcept : task_(std::exchange(other.task_, nullptr)) {}
   join_handle& operator=(join_handle&& other) noexcept {
     if (this != &other) {
       release();

@@ -10,10 +10,10 @@
 namespace lanes {
 
 struct worker_metrics {
-  std::uint64_t polls = 0;          // task resumptions
-  std::uint64_t steals = 0;         // successful steals from another worker
-  std::uint64_t parks = 0;          // times it went to sleep
-  std::uint64_t busy_ns = 0;        // time spent running tasks
+  std::uint64_t polls = 0;    // task resumptions
+  std::uint64_t steals = 0;   // successful steals from another worker
+  std::uint64_t parks = 0;    // times it went to sleep
+  std::uint64_t busy_ns = 0;  // time spent running tasks
   std::uint64_t longest_poll_ns = 0;
   std::uint32_t local_queue_depth = 0;
 };

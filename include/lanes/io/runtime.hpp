@@ -14,9 +14,9 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <lanes/source_location.hpp>
 #include <memory>
 #include <optional>
-#include <lanes/source_location.hpp>
 #include <string>
 
 #include <lanes/blocking/blocking_pool.hpp>

@@ -51,7 +51,7 @@ class signal_set {
 
     bool await_ready() noexcept { return (taken_ = set_.take()) != 0; }
     bool await_suspend(std::coroutine_handle<> h) {
-      set_.drain();  // what the eventfd says from now on is news...
+      set_.drain();                                   // what the eventfd says from now on is news...
       if ((taken_ = set_.take()) != 0) return false;  // ...and what came before is counted: nothing registered yet
       return wait_.await_suspend(h);
     }

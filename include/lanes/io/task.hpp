@@ -49,7 +49,7 @@ struct task_promise : task_promise_base {
   std::variant<std::monostate, T> value;
   task<T> get_return_object() noexcept;
   template <class U = T>
-    requires std::is_convertible_v<U&&, T>
+  requires std::is_convertible_v<U&&, T>
   void return_value(U&& v) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
     value.template emplace<1>(std::forward<U>(v));
   }

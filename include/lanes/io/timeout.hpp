@@ -30,14 +30,16 @@ struct timed_out {};
 
 template <class T>
 task<result<T, timed_out>> timeout_until(clock::time_point deadline, task<T> op) {
-  return detail::guarded_task<timed_out, detail::ready_first::operation>(std::move(op), sleep_until(deadline), "timeout");
+  return detail::guarded_task<timed_out, detail::ready_first::operation>(std::move(op), sleep_until(deadline),
+                                                                         "timeout");
 }
 
 // Any other awaitable: awaited in place against the deadline. An lvalue is
 // awaited by reference (it must outlive the co_await), an rvalue is moved in.
 template <class Awaitable>
-  requires(!detail::is_task<std::remove_cvref_t<Awaitable>>::value)
-detail::guarded_race<timed_out, Awaitable, sleep_awaiter> timeout_until(clock::time_point deadline, Awaitable&& op) {
+requires(!detail::is_task<std::remove_cvref_t<Awaitable>>::value)
+    detail::guarded_race<timed_out, Awaitable, sleep_awaiter> timeout_until(clock::time_point deadline,
+                                                                            Awaitable&& op) {
   return {std::forward<Awaitable>(op), sleep_until(deadline)};
 }
 

@@ -43,8 +43,8 @@ enum class log_arg_kind : std::uint8_t { i64, u64, f64, boolean, character, poin
 inline constexpr std::size_t max_log_args = 8;
 
 struct log_record {
-  std::int64_t unix_ns;   // system clock at the call
-  const char* format;     // a literal: lives for the program
+  std::int64_t unix_ns;  // system clock at the call
+  const char* format;    // a literal: lives for the program
   log_level level;
   std::uint8_t arg_count;
   std::array<log_arg_kind, max_log_args> kinds;
@@ -57,33 +57,43 @@ static_assert(std::is_trivially_copyable_v<log_record>);
 template <class A>
 constexpr log_arg_kind kind_of() {
   using D = std::remove_cvref_t<A>;
-  if constexpr (std::is_same_v<D, bool>) return log_arg_kind::boolean;
-  else if constexpr (std::is_same_v<D, char>) return log_arg_kind::character;
-  else if constexpr (std::is_enum_v<D>) return std::is_signed_v<std::underlying_type_t<D>> ? log_arg_kind::i64 : log_arg_kind::u64;
-  else if constexpr (std::is_integral_v<D>) return std::is_signed_v<D> ? log_arg_kind::i64 : log_arg_kind::u64;
-  else if constexpr (std::is_floating_point_v<D>) return log_arg_kind::f64;
+  if constexpr (std::is_same_v<D, bool>)
+    return log_arg_kind::boolean;
+  else if constexpr (std::is_same_v<D, char>)
+    return log_arg_kind::character;
+  else if constexpr (std::is_enum_v<D>)
+    return std::is_signed_v<std::underlying_type_t<D>> ? log_arg_kind::i64 : log_arg_kind::u64;
+  else if constexpr (std::is_integral_v<D>)
+    return std::is_signed_v<D> ? log_arg_kind::i64 : log_arg_kind::u64;
+  else if constexpr (std::is_floating_point_v<D>)
+    return log_arg_kind::f64;
   else if constexpr (std::is_array_v<std::remove_reference_t<A>> &&
                      std::is_same_v<std::remove_cv_t<std::remove_extent_t<std::remove_reference_t<A>>>, char>)
     return log_arg_kind::literal;
   else if constexpr (std::is_pointer_v<D> && !std::is_same_v<std::remove_cv_t<std::remove_pointer_t<D>>, char>)
     return log_arg_kind::pointer;
-  else static_assert(sizeof(D) == 0,
-                     "lanes::react::logger: an argument must be an integer, bool, char, floating point, enum, "
-                     "pointer or string literal (a std::string or char buffer would need a copy on the hot path)");
+  else
+    static_assert(sizeof(D) == 0,
+                  "lanes::react::logger: an argument must be an integer, bool, char, floating point, enum, "
+                  "pointer or string literal (a std::string or char buffer would need a copy on the hot path)");
 }
 
 template <class A>
 std::uint64_t bits_of(const A& a) noexcept {
   using D = std::remove_cvref_t<A>;
-  if constexpr (std::is_array_v<A>) return reinterpret_cast<std::uintptr_t>(&a[0]);
-  else if constexpr (std::is_pointer_v<D>) return reinterpret_cast<std::uintptr_t>(a);
+  if constexpr (std::is_array_v<A>)
+    return reinterpret_cast<std::uintptr_t>(&a[0]);
+  else if constexpr (std::is_pointer_v<D>)
+    return reinterpret_cast<std::uintptr_t>(a);
   else if constexpr (std::is_floating_point_v<D>) {
     const double d = static_cast<double>(a);
     std::uint64_t out;
     std::memcpy(&out, &d, sizeof out);
     return out;
-  } else if constexpr (std::is_enum_v<D>) return static_cast<std::uint64_t>(static_cast<std::underlying_type_t<D>>(a));
-  else return static_cast<std::uint64_t>(a);
+  } else if constexpr (std::is_enum_v<D>)
+    return static_cast<std::uint64_t>(static_cast<std::underlying_type_t<D>>(a));
+  else
+    return static_cast<std::uint64_t>(a);
 }
 
 // Formats one record as a line (without locking: the writer thread only).
@@ -112,9 +122,9 @@ class logger {
       return false;
     }
     detail::log_record& r = chunk[0];
-    r.unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
+    r.unix_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     r.format = format;
     r.level = level;
     r.arg_count = static_cast<std::uint8_t>(sizeof...(Args));

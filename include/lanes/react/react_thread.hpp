@@ -47,15 +47,15 @@ namespace lanes::react {
 
 struct react_metrics {
   std::uint64_t items_handled = 0;
-  std::uint64_t handler_errors = 0;  // items whose handler threw
-  std::uint64_t batches = 0;         // poll rounds that found items
-  std::uint64_t idle_spells = 0;     // rounds that found nothing: the wait strategy ran
-  std::uint64_t parks = 0;           // sleeps in the kernel (parking strategies only)
-  std::chrono::nanoseconds working{0};  // rounds that found items, handlers included
-  std::chrono::nanoseconds waiting{0};  // in the wait strategy: spinning, yielding or asleep
+  std::uint64_t handler_errors = 0;          // items whose handler threw
+  std::uint64_t batches = 0;                 // poll rounds that found items
+  std::uint64_t idle_spells = 0;             // rounds that found nothing: the wait strategy ran
+  std::uint64_t parks = 0;                   // sleeps in the kernel (parking strategies only)
+  std::chrono::nanoseconds working{0};       // rounds that found items, handlers included
+  std::chrono::nanoseconds waiting{0};       // in the wait strategy: spinning, yielding or asleep
   std::vector<std::size_t> ring_high_water;  // per input, in input() order: most items seen waiting
-  std::optional<unsigned> core;  // the CPU it is pinned to, if pinned
-  bool realtime = false;         // running under SCHED_FIFO
+  std::optional<unsigned> core;              // the CPU it is pinned to, if pinned
+  bool realtime = false;                     // running under SCHED_FIFO
   bool running = false;
   std::string wait_strategy;
 };
@@ -214,8 +214,7 @@ class react_thread_builder {
   // Runs `handler(T&)` on the thread for every item of `rx`, in order,
   // the item in its slot (the handler may move from it).
   template <class T, class Handler>
-    requires std::invocable<Handler&, T&>
-  react_thread_builder& input(ring_consumer<T> rx, Handler handler) {
+  requires std::invocable<Handler&, T&> react_thread_builder& input(ring_consumer<T> rx, Handler handler) {
     if (!rx) throw config_error("lanes::react::react_thread: input() was given an empty ring_consumer");
     return input_with(std::make_unique<detail::ring_input<T, Handler>>(std::move(rx), std::move(handler)));
   }

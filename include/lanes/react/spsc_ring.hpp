@@ -78,7 +78,7 @@ namespace detail {
 // usual (acquire on the tail) before it touches a slot.
 struct empty_watch {
   const std::atomic<std::size_t>* tail = nullptr;
-  std::size_t head = 0;          // the consumer's position: tail == head while empty
+  std::size_t head = 0;             // the consumer's position: tail == head while empty
   const void* next_slot = nullptr;  // where the next item will land
   const std::atomic<bool>* producer_gone = nullptr;
 
@@ -101,7 +101,7 @@ class ring_state {
   ring_state(std::size_t capacity, ring_options options)
       : mask_(capacity - 1),
         options_(options),
-        slots_(static_cast<T*>(::operator new(capacity * sizeof(T), std::align_val_t{slot_alignment}))) {}
+        slots_(static_cast<T*>(::operator new (capacity * sizeof(T), std::align_val_t{slot_alignment}))) {}
   ring_state(const ring_state&) = delete;
   ring_state& operator=(const ring_state&) = delete;
   ~ring_state() {
@@ -111,7 +111,7 @@ class ring_state {
       const std::size_t tail = tail_.load(std::memory_order_relaxed);
       for (std::size_t i = head_.load(std::memory_order_relaxed); i != tail; ++i) slot(i)->~T();
     }
-    ::operator delete(slots_, std::align_val_t{slot_alignment});
+    ::operator delete (slots_, std::align_val_t{slot_alignment});
   }
 
   T* slot(std::size_t index) const noexcept { return slots_ + (index & mask_); }
@@ -270,16 +270,14 @@ class alignas(detail::cache_line) ring_producer {
     std::size_t size() const noexcept { return first.size() + second.size(); }
     T& operator[](std::size_t i) const noexcept { return i < first.size() ? first[i] : second[i - first.size()]; }
   };
-  write_chunk write(std::size_t max)
-    requires(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>)
-  {
+  write_chunk write(std::size_t max) requires(
+      std::is_trivially_copyable_v<T>&& std::is_trivially_default_constructible_v<T>) {
     std::size_t room = free_slots_cached();
     if (room < max) room = refresh_free_slots();
     return detail::chunk_at<write_chunk>(layout_, tail_, max < room ? max : room);
   }
   void commit(std::size_t k) noexcept
-    requires(std::is_trivially_copyable_v<T> && std::is_trivially_default_constructible_v<T>)
-  {
+      requires(std::is_trivially_copyable_v<T>&& std::is_trivially_default_constructible_v<T>) {
     if (k != 0) publish(tail_ + k);
   }
 
@@ -293,10 +291,9 @@ class alignas(detail::cache_line) ring_producer {
   // core, which share the line in cache, write/commit is the faster one.
   // If gen throws, nothing of this call is published.
   template <class Gen>
-  std::size_t generate_streaming(std::size_t max, Gen&& gen)
-    requires(std::is_trivially_copyable_v<T> && sizeof(T) % 8 == 0 && alignof(T) >= 8 &&
-             std::is_invocable_r_v<T, Gen&, std::size_t>)
-  {
+  std::size_t generate_streaming(std::size_t max, Gen&& gen) requires(std::is_trivially_copyable_v<T> &&
+                                                                      sizeof(T) % 8 == 0 && alignof(T) >= 8 &&
+                                                                      std::is_invocable_r_v<T, Gen&, std::size_t>) {
     std::size_t room = free_slots_cached();
     if (room < max) room = refresh_free_slots();
     const std::size_t n = max < room ? max : room;
@@ -358,8 +355,7 @@ class alignas(detail::cache_line) ring_producer {
       lanes::detail::dekker_fence();
       // The consumer is woken only if an item is still there for it (see
       // wait_slot::notify_if: a late notification must not wake it).
-      state_->consumer_waiting_.notify_if(
-          [this] { return state_->head_.load(std::memory_order_acquire) != tail_; });
+      state_->consumer_waiting_.notify_if([this] { return state_->head_.load(std::memory_order_acquire) != tail_; });
     }
   }
 
@@ -539,7 +535,7 @@ class alignas(detail::cache_line) ring_consumer {
   detail::ring_layout<T> layout_;
   std::size_t head_ = 0;            // the next item to read
   std::size_t published_head_ = 0;  // == state_->head_: only this handle writes it; <= head_
-  std::size_t tail_cache_ = 0;  // the producer's tail as last read: never ahead of it
+  std::size_t tail_cache_ = 0;      // the producer's tail as last read: never ahead of it
   std::size_t high_water_ = 0;
 };
 

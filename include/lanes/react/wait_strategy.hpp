@@ -141,7 +141,7 @@ class one_ring_idle final : public idle_context {
     const std::uint32_t seen = parker_.epoch();
     if (!arm_(parker_.target())) return;  // the re-check found it ready: taken back, no wake-up coming
     parker_.park(seen);                   // returns at once if the wake-up came already
-    disarm_();  // once it returns, the producer is done with parker_
+    disarm_();                            // once it returns, the producer is done with parker_
   }
 
  private:

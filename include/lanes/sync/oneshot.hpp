@@ -30,9 +30,9 @@ template <class T>
 struct oneshot_state {
   std::mutex mutex;
   std::optional<T> value;
-  bool sender_done = false;    // sent, or the sender is gone
+  bool sender_done = false;  // sent, or the sender is gone
   bool receiver_gone = false;
-  waker waiter;                // the receiving task, while it waits
+  waker waiter;  // the receiving task, while it waits
 };
 
 }  // namespace detail

@@ -34,7 +34,7 @@ void check_blocking_entry(registry& r);
 // Detached jobs: counted so that destroying the pool waits for them.
 void detached_begin(registry& r) noexcept;
 void detached_end(registry& r) noexcept;
-void detached_error(registry& r, std::exception_ptr error) noexcept;
+void detached_error(registry& r, const std::exception_ptr& error) noexcept;
 // The default pool's registry (created on first use).
 registry& default_registry();
 std::size_t pool_size(const registry& r) noexcept;

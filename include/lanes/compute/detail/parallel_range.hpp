@@ -67,8 +67,8 @@ struct splitter {
 // leaf(lo, hi) -> T for a piece; combine(T, T) -> T, left then right.
 // skip(lo) -> bool: true when a piece starting at lo need not run (early exit).
 template <class T, class Leaf, class Combine, class Skip>
-T split_reduce(std::size_t lo, std::size_t hi, splitter s, bool stolen, const T& identity, Leaf& leaf,
-               Combine& combine, Skip& skip) {
+T split_reduce(std::size_t lo, std::size_t hi, splitter s, bool stolen, const T& identity, Leaf& leaf, Combine& combine,
+               Skip& skip) {
   if (skip(lo)) return identity;
   if (s.try_split(hi - lo, stolen)) {
     const std::size_t mid = lo + (hi - lo) / 2;

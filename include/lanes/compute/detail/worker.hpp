@@ -89,7 +89,7 @@ class worker {
 
   work_stealing_deque<job*>& deque() noexcept { return deque_; }
 
-  std::atomic<std::uint64_t> jobs_run{0};   // written by this worker only (relaxed): metrics
+  std::atomic<std::uint64_t> jobs_run{0};  // written by this worker only (relaxed): metrics
   std::atomic<std::uint64_t> steals{0};
   std::atomic<std::uint64_t> sleeps{0};
 
@@ -102,7 +102,7 @@ class worker {
   registry& owner_;
   std::size_t index_;
   idle_signal& idle_;
-  bool alone_;  // the pool has this one worker
+  bool alone_;                                         // the pool has this one worker
   std::uint64_t victim_seed_ = 0x9e3779b97f4a7c15ULL;  // xorshift state for picking victims
   std::uintptr_t region_ = 0;                          // 0: not isolated
   std::int64_t isolation_floor_ = -1;                  // -1: not isolated

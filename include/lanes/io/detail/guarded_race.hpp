@@ -47,17 +47,15 @@ class guarded_race {
       return (fired & (1U << guard_index)) != 0 ? guard_index : op_index;
     }
   };
-  using race_t = std::conditional_t<Order == ready_first::operation, race<guard_wins, Op, Guard>,
-                                    race<guard_wins, Guard, Op>>;
+  using race_t =
+      std::conditional_t<Order == ready_first::operation, race<guard_wins, Op, Guard>, race<guard_wins, Guard, Op>>;
 
  public:
   using value_type = typename race_t::template branch_result<op_index>;
 
-  guarded_race(Op&& op, Guard&& guard)
-    requires(Order == ready_first::operation)
+  guarded_race(Op&& op, Guard&& guard) requires(Order == ready_first::operation)
       : race_(guard_wins{}, std::forward<Op>(op), std::forward<Guard>(guard)) {}
-  guarded_race(Op&& op, Guard&& guard)
-    requires(Order == ready_first::guard)
+  guarded_race(Op&& op, Guard&& guard) requires(Order == ready_first::guard)
       : race_(guard_wins{}, std::forward<Guard>(guard), std::forward<Op>(op)) {}
 
   bool await_ready() { return race_.await_ready(); }
@@ -93,7 +91,8 @@ template <class E, ready_first Order, class T, class Guard>
 task<result<T, E>> guarded_task(task<T> op, Guard guard, const char* name) {
   auto child = spawn(std::move(op), name);
   abort_unless_joined<T> joined{child};
-  const bool stopped = !(co_await guarded_race<E, decltype(child.finished()), Guard, Order>(child.finished(), std::move(guard)));
+  const bool stopped =
+      !(co_await guarded_race<E, decltype(child.finished()), Guard, Order>(child.finished(), std::move(guard)));
   // Here the child has finished, or the guard fired: abort it (no effect if
   // it finished) and wait until its cancellation has completed.
   if (stopped) child.abort();

@@ -120,9 +120,7 @@ class race {
   race(const race&) = delete;
   race& operator=(const race&) = delete;
 
-  bool await_ready() {
-    return first_ready(std::index_sequence_for<Awaitables...>{});
-  }
+  bool await_ready() { return first_ready(std::index_sequence_for<Awaitables...>{}); }
 
   template <class Promise>
   bool await_suspend(std::coroutine_handle<Promise> h) {
@@ -155,7 +153,8 @@ class race {
         if (armed_[i] && (bits & mask) != 0) fired |= std::uint32_t{1} << i;
       }
       if (fired == 0) {
-        throw std::logic_error("lanes: a race resumed with no branch fired (an awaiter resumed its task without a wake)");
+        throw std::logic_error(
+            "lanes: a race resumed with no branch fired (an awaiter resumed its task without a wake)");
       }
       winner_ = pick_(fired);
       winner_known_ = true;
@@ -191,8 +190,9 @@ class race {
   bool arm_one(task_header& self, std::coroutine_handle<Promise> h) {
     unsigned bit = 0;
     if (!self.race_claim_bit(bit)) {
-      throw runtime_misuse("lanes: more than 32 branches wait in one suspension (nested select/timeout/"
-                           "with_cancellation): split the race, or run branches as tasks");
+      throw runtime_misuse(
+          "lanes: more than 32 branches wait in one suspension (nested select/timeout/"
+          "with_cancellation): split the race, or run branches as tasks");
     }
     bits_[I].first = bit;
     self.set_race_tag(bit + 1);
@@ -219,7 +219,9 @@ class race {
 // The winner policy of select (timeout and with_cancellation have theirs
 // in guarded_race.hpp).
 struct first_listed {  // select: the earliest branch among those that fired
-  std::size_t operator()(std::uint32_t fired) const noexcept { return static_cast<std::size_t>(std::countr_zero(fired)); }
+  std::size_t operator()(std::uint32_t fired) const noexcept {
+    return static_cast<std::size_t>(std::countr_zero(fired));
+  }
 };
 
 }  // namespace lanes::detail

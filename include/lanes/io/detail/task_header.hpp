@@ -26,8 +26,8 @@
 
 #include <atomic>
 #include <coroutine>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <utility>
 
@@ -44,8 +44,8 @@ inline constexpr std::uint64_t scheduled = 1U << 1;
 inline constexpr std::uint64_t notified = 1U << 2;
 inline constexpr std::uint64_t complete = 1U << 3;
 inline constexpr std::uint64_t cancelled = 1U << 4;
-inline constexpr std::uint64_t join_interest = 1U << 5;  // a join_handle exists
-inline constexpr std::uint64_t join_waker = 1U << 6;     // the joiner's waker is stored
+inline constexpr std::uint64_t join_interest = 1U << 5;    // a join_handle exists
+inline constexpr std::uint64_t join_waker = 1U << 6;       // the joiner's waker is stored
 inline constexpr std::uint64_t blocking_joiner = 1U << 7;  // a thread waits in block_on: notify the state word
 // Bits 8..31: the suspension generation. It advances each time the task is
 // resumed; a waker carries the generation of the suspension it was made
@@ -139,7 +139,9 @@ class task_header {
     return true;
   }
   std::uint64_t race_tag() const noexcept { return race_tag_; }
-  void set_race_tag(std::uint64_t tag) noexcept { race_tag_ = static_cast<std::uint8_t>(tag & task_state::race_tag_mask); }
+  void set_race_tag(std::uint64_t tag) noexcept {
+    race_tag_ = static_cast<std::uint8_t>(tag & task_state::race_tag_mask);
+  }
   // The bits whose wakers fired for the suspension the task has just come
   // back from (read on resumption, before it suspends again).
   std::uint32_t race_bits_woken() const noexcept {
@@ -230,13 +232,13 @@ class task_header {
   // the task is first scheduled, never changed.
   std::int16_t home_worker = -1;
   std::int16_t live_owner = -1;  // whose live list holds it: a worker's index, or -1 (shared)
-  bool error_listed = false;  // on the unobserved-errors list (its mutex)
+  bool error_listed = false;     // on the unobserved-errors list (its mutex)
 
  private:
   bool cancelled_result_ = false;
-  bool result_taken_ = false;  // see mark_result_taken()
-  std::uint8_t race_tag_ = 0;  // the tag make_waker() adds (0: none); race.hpp
-  std::uint8_t spare_refs_ = 0;  // see grant_spare_refs()
+  bool result_taken_ = false;        // see mark_result_taken()
+  std::uint8_t race_tag_ = 0;        // the tag make_waker() adds (0: none); race.hpp
+  std::uint8_t spare_refs_ = 0;      // see grant_spare_refs()
   std::uint8_t race_bits_used_ = 0;  // at most max_race_bits
   // The suspension generation race_bits_used_ counts for (generations are
   // multiples of 256 below 2^32, so the initial ~0 matches none).
@@ -270,8 +272,6 @@ class task_header {
   lanes::source_location spawned_at_;
 };
 
-inline void waker::prefetch() const noexcept {
-  task_header::prefetch(task_);
-}
+inline void waker::prefetch() const noexcept { task_header::prefetch(task_); }
 
 }  // namespace lanes::detail

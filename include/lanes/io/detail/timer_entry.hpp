@@ -24,8 +24,8 @@ struct timer_entry {
   waker to_wake;
   std::uint8_t level = 0;
   std::atomic<bool> linked{false};  // in the wheel
-  std::uint16_t slot = 0;  // level 0 has 4096 slots
-  std::uint16_t shard = 0;  // which worker's wheel holds it (src/io/timer_shards.hpp)
+  std::uint16_t slot = 0;           // level 0 has 4096 slots
+  std::uint16_t shard = 0;          // which worker's wheel holds it (src/io/timer_shards.hpp)
   // Not the wheel's: timer_registration's "its wake was sent since armed",
   // kept in this padding so that a sleeping frame fits a 128-byte block of
   // the frame allocator rather than a 192-byte one (S3: bytes per task).
