@@ -51,9 +51,15 @@ class spawned_task final : public task_header {
                lanes::source_location where) noexcept
       : task_header(owner, frame, name, where), frame_(frame) {}
 
+  // Called once, by the joiner that consumes the handle. The exception is
+  // moved out, not copied: the joiner's rethrow then holds it alone, and the
+  // worker that may still hold the task's last reference frees an empty
+  // pointer. Its reference count lives in libstdc++, which ThreadSanitizer
+  // does not see: a release there while the catch block reads the message
+  // was reported as a race (tests/io/stress_test.cpp).
   T get_result() {
     if (was_cancelled()) throw task_cancelled();
-    if (error_) std::rethrow_exception(error_);
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
     return result_.get();
   }
 
