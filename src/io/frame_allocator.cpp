@@ -210,7 +210,7 @@ class thread_cache {
     current_cache = nullptr;
     cache_gone = true;
     for (std::size_t c = 0; c < classes; ++c)
-      if (lists_[c].count != 0) shared().push(c, lists_[c].take_all());
+      if (lists_[c].count != 0) pool_.push(c, lists_[c].take_all());
   }
 
   // The fast paths: a list pop and push, or null / false for the slow path.
@@ -239,14 +239,14 @@ class thread_cache {
   }
   void release(std::size_t c, void* block) noexcept {
     if (try_push(c, block)) return;
-    shared().push(c, lists_[c].split_front(batch));
+    pool_.push(c, lists_[c].split_front(batch));
     lists_[c].push(static_cast<free_block*>(block));
   }
 
  private:
   std::array<block_list, classes> lists_{};
   chunk_carver carver_;
-  shared_pool& pool_ = shared();
+  shared_pool& pool_ = shared();  // looked up once: shared() checks a static guard on every call
 };
 
 // Made on a thread's first slow path; its destructor (thread exit) hands
