@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include <lanes/detail/saturating_time.hpp>
+
 #include "budget/core_reservations.hpp"
 
 namespace lanes {
@@ -55,7 +57,8 @@ struct blocking_pool_state : std::enable_shared_from_this<blocking_pool_state> {
     std::unique_lock lock(mutex);
     for (;;) {
       ++idle;
-      const bool got = work_ready.wait_for(lock, opts.keep_alive, [&] { return !queue.empty() || shutting_down; });
+      const bool got = detail::wait_for_saturated(work_ready, lock, opts.keep_alive,
+                                                  [&] { return !queue.empty() || shutting_down; });
       --idle;
       if (!got || queue.empty()) break;  // idle past the keep-alive, or shutting down with nothing queued
       blocking_job job = std::move(queue.front());
@@ -117,7 +120,7 @@ std::vector<blocking_job_info> blocking_pool::shutdown(std::optional<std::chrono
     const auto all_ended = [&] { return state_->threads == 0; };
     const auto limit = timeout ? timeout : state_->opts.shutdown_timeout;
     if (limit) {
-      state_->thread_ended.wait_for(lock, *limit, all_ended);
+      detail::wait_for_saturated(state_->thread_ended, lock, *limit, all_ended);
     } else {
       state_->thread_ended.wait(lock, all_ended);
     }

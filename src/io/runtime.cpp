@@ -32,10 +32,18 @@ runtime_builder& runtime_builder::on_unhandled_exception(unhandled_exception_han
   return *this;
 }
 
+namespace {
+// The stall threshold's range, for the builder and LANES_STALL_MS alike: a
+// stall is a worker held for milliseconds to minutes, and an hour is far
+// past any (the monitor works in nanoseconds, whose count a threshold of
+// milliseconds::max() would overflow).
+constexpr unsigned max_stall_ms = 3'600'000;
+}  // namespace
+
 runtime_builder& runtime_builder::stall_detector(std::chrono::milliseconds threshold) {
-  if (threshold.count() <= 0) {
+  if (threshold.count() <= 0 || threshold.count() > max_stall_ms) {
     throw config_error("runtime_builder::stall_detector(" + std::to_string(threshold.count()) +
-                       "ms): the threshold must be at least 1 ms");
+                       "ms): the threshold must be 1 to " + std::to_string(max_stall_ms) + " ms");
   }
   stall_threshold_ = threshold;
   return *this;
@@ -85,7 +93,6 @@ runtime runtime_builder::build() const {
   options.thread_name = thread_name_;
   options.on_unhandled = handler_;
   // The builder wins over the environment; a bad LANES_STALL_MS is an error either way.
-  constexpr unsigned max_stall_ms = 3'600'000;
   const auto env_ms = detail::count_from_env("LANES_STALL_MS", process_environment()("LANES_STALL_MS"), max_stall_ms);
   if (stall_threshold_) {
     options.stall_threshold = *stall_threshold_;

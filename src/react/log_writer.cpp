@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <lanes/config_error.hpp>
+#include <lanes/detail/saturating_time.hpp>
 
 namespace lanes::react {
 
@@ -91,7 +92,7 @@ class log_writer::state {
       if (stopping) return;
       if (found == 0) {
         std::unique_lock lock(mutex_);
-        wake_.wait_for(lock, interval_, [this] { return stopping_; });
+        lanes::detail::wait_for_saturated(wake_, lock, interval_, [this] { return stopping_; });
       }
     }
   }

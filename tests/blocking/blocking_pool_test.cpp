@@ -61,6 +61,32 @@ TEST(BlockingPool, IdleThreadsRetire) {
   EXPECT_EQ(pool.metrics().threads, 0U);
 }
 
+// A keep-alive and a shutdown timeout of milliseconds::max() mean "for
+// good": an idle thread stays, and shutdown waits for the running job
+// instead of reporting it. (Both used to overflow inside the condition
+// variable's wait_for, into a deadline already past: the thread retired
+// at once and shutdown gave up at once.)
+TEST(BlockingPool, DurationsBeyondTheClocksRangeMeanForGood) {
+  std::atomic<bool> finished{false};
+  blocking_pool pool({.max_threads = 1,
+                      .keep_alive = std::chrono::milliseconds::max(),
+                      .thread_name = "lanes-blocking",
+                      .shutdown_timeout = std::chrono::milliseconds::max()});
+  pool.submit(detail::blocking_job([] {}, nullptr, source_location::current()));
+  wait_until([&] { return pool.metrics().jobs_completed == 1; });
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(pool.metrics().threads, 1U);  // idle, not retired
+  pool.submit(detail::blocking_job(
+      [&finished] {
+        std::this_thread::sleep_for(30ms);
+        finished.store(true);
+      },
+      "slow_call", source_location::current()));
+  wait_until([&] { return pool.metrics().running == 1; });
+  EXPECT_TRUE(pool.shutdown().empty());  // waited for it
+  EXPECT_TRUE(finished.load());
+}
+
 // Idle threads retire at once here (keep-alive 0), so submissions keep
 // meeting threads that are just giving up, waking, or gone. Every job must
 // run exactly once, none may be left queued with no thread coming for it,

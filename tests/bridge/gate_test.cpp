@@ -85,6 +85,33 @@ TEST(Gate, TryRunForShedsWithBusyAndLeavesNothingQueued) {
   EXPECT_GT(m.ran.count(), 0);
 }
 
+// try_run_for(hours::max()) waits for a permit as long as it takes: a
+// deadline past the clock's range is "never", not an overflow.
+TEST(Gate, TryRunForWithoutALimitWaitsForAPermit) {
+  auto pool = compute::pool::builder().threads(1).build();
+  auto rt = runtime::multi_thread().worker_threads(1).build();
+  gate g(pool, 1);
+  rt.block_on([](gate& g) -> task<void> {
+    std::atomic<bool> release{false};
+    auto holder = spawn([](gate& g, std::atomic<bool>& release) -> task<void> {
+      co_await g.run([&release] {
+        while (!release.load()) std::this_thread::sleep_for(100us);
+      });
+    }(g, release));
+    while (g.metrics().in_flight == 0) co_await sleep(100us);
+    auto waiter = spawn(g.try_run_for(std::chrono::hours::max(), [] { return 3; }));
+    while (g.metrics().waiting == 0) co_await sleep(100us);
+    co_await sleep(2ms);
+    EXPECT_FALSE(waiter.is_finished());
+    release = true;
+    co_await holder;
+    auto r = co_await waiter;
+    EXPECT_TRUE(r.has_value() && r.value() == 3);
+  }(g));
+  EXPECT_EQ(g.metrics().shed, 0U);
+  EXPECT_EQ(g.metrics().completed, 2U);
+}
+
 TEST(Gate, FailuresAreCountedAndRethrown) {
   auto pool = compute::pool::builder().threads(1).build();
   auto rt = runtime::multi_thread().worker_threads(1).build();

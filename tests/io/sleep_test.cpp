@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -134,6 +135,33 @@ TEST_P(SleepBothFlavors, FarFutureTimersDoNotOverflow) {
   }());
   EXPECT_EQ(rt.metrics().timers_pending, 0U);
 }
+
+// deadline_after pins what does not fit the clock instead of overflowing:
+// past its top is "never", far below zero long past, whatever the
+// duration's representation (a NaN count is "never").
+TEST(Sleep, DeadlinesBeyondTheClocksRangeArePinned) {
+  using seconds_d = std::chrono::duration<double>;
+  EXPECT_EQ(deadline_after(std::chrono::hours::max()), clock::time_point::max());
+  EXPECT_EQ(deadline_after(std::chrono::nanoseconds::max()), clock::time_point::max());
+  EXPECT_EQ(deadline_after(std::chrono::duration<int, std::ratio<86400 * 365>>(1000)), clock::time_point::max());
+  EXPECT_EQ(deadline_after(seconds_d(1e300)), clock::time_point::max());
+  EXPECT_EQ(deadline_after(seconds_d(std::numeric_limits<double>::quiet_NaN())), clock::time_point::max());
+  // now + the clock's most negative duration: before the clock's epoch,
+  // where an overflow would have wrapped far into the future.
+  const clock::time_point epoch{};
+  EXPECT_LT(deadline_after(std::chrono::hours::min()), epoch);
+  EXPECT_LT(deadline_after(-std::chrono::hours::max()), epoch);
+  EXPECT_LT(deadline_after(seconds_d(-1e300)), epoch);
+  const auto before = clock::now();
+  const auto in_a_second = deadline_after(seconds_d(1.0));
+  EXPECT_GE(in_a_second, before + 1s);
+  EXPECT_LE(in_a_second, clock::now() + 1s);
+}
+
+static_assert(detail::saturated_add(clock::time_point::max() - 1ns, 2ns) == clock::time_point::max());
+static_assert(detail::saturated_add(clock::time_point::min() + 1ns, -2ns) == clock::time_point::min());
+static_assert(detail::saturated_add(clock::time_point(5ns), -3ns) == clock::time_point(2ns));
+static_assert(detail::saturated_duration(std::chrono::duration<float>(1e30F)) == clock::duration::max());
 
 INSTANTIATE_TEST_SUITE_P(Io, SleepBothFlavors, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "MultiThread" : "CurrentThread"; });

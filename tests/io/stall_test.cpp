@@ -82,6 +82,9 @@ TEST(StallDetector, OffByDefault) {
 
 TEST(StallDetector, BadSettingsAreConfigErrors) {
   EXPECT_THROW(runtime::current_thread().stall_detector(0ms), config_error);
+  EXPECT_THROW(runtime::current_thread().stall_detector(3'600'001ms), config_error);
+  EXPECT_THROW(runtime::current_thread().stall_detector(std::chrono::milliseconds::max()), config_error);
+  EXPECT_NO_THROW(runtime::current_thread().stall_detector(1h));
   ::setenv("LANES_STALL_MS", "soon", 1);
   EXPECT_THROW(runtime::current_thread().build(), config_error);
   ::setenv("LANES_STALL_MS", "25", 1);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <stdexcept>
 
 #include <lanes/io/interval.hpp>
@@ -159,6 +160,20 @@ TEST_P(TimeoutBothFlavors, CancellingTheWaiterAbortsATaskOperation) {
   }(child_gone));
 }
 
+// Durations past the clock's range, either way, are pinned instead of
+// overflowing: far below zero has timed out at once, far above never does.
+TEST_P(TimeoutBothFlavors, DurationsBeyondTheClocksRangeAreNotAnOverflow) {
+  auto rt = make();
+  rt.block_on([]() -> task<void> {
+    const auto long_past = co_await timeout(std::chrono::hours::min(), sleep(1h));
+    EXPECT_FALSE(long_past.has_value());
+    const auto negated = co_await timeout(-std::chrono::hours::max(), sleep(1h));
+    EXPECT_FALSE(negated.has_value());
+    const auto never = co_await timeout(std::chrono::hours::max(), sleep(1ms));
+    EXPECT_TRUE(never.has_value());
+  }());
+}
+
 INSTANTIATE_TEST_SUITE_P(Io, TimeoutBothFlavors, ::testing::Values(true, false),
                          [](const auto& info) { return info.param ? "MultiThread" : "CurrentThread"; });
 
@@ -196,6 +211,42 @@ TEST(Interval, DelayRestartsFromTheLateTick) {
     const auto second = co_await iv.tick();
     EXPECT_GE(second, after_first + 10ms - 1ms);
     EXPECT_GE(clock::now(), second);
+  }());
+}
+
+// A period past the clock's range means the next tick never comes, under
+// every policy: the next deadline is pinned at time_point::max() (it used
+// to wrap to a deadline in the past, and the "never" tick fired at once).
+TEST(Interval, APeriodBeyondTheClocksRangeNeverTicksAgain) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    for (auto policy : {missed_tick::burst, missed_tick::delay, missed_tick::skip}) {
+      interval iv(clock::duration::max(), policy);
+      co_await iv.tick();  // the first tick is at once
+      EXPECT_EQ(iv.next_deadline(), clock::time_point::max());
+      auto second = co_await timeout(5ms, iv.tick());
+      EXPECT_FALSE(second.has_value());
+    }
+  }());
+}
+
+// skip from a start at the far end of the clock: the tick after the first
+// is the next one on the start's grid after now. The distance from the
+// start to now does not fit a signed count of nanoseconds.
+TEST(Interval, SkipFromTheStartOfTheClockLandsOnTheGridAfterNow) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::time_point::min();
+    interval iv(7ms, missed_tick::skip, start);
+    EXPECT_EQ(co_await iv.tick(), start);
+    const auto now = clock::now();
+    const auto next = iv.next_deadline();
+    EXPECT_GT(next, now);
+    EXPECT_LE(next, now + 7ms);
+    const auto from_start = static_cast<std::uint64_t>(next.time_since_epoch().count()) -
+                            static_cast<std::uint64_t>(start.time_since_epoch().count());
+    EXPECT_EQ(from_start % static_cast<std::uint64_t>(clock::duration(7ms).count()), 0U);
+    EXPECT_EQ(co_await iv.tick(), next);
   }());
 }
 

@@ -120,6 +120,27 @@ TEST(ReactThread, ServesSeveralInputsOfDifferentTypes) {
   EXPECT_EQ(m.ring_high_water.size(), 2U);
 }
 
+// spin_then_park(nanoseconds::max()) spins through every idle spell: its
+// spin deadline is pinned at "never" (it used to overflow into the past,
+// and the thread parked after its first 64 spins).
+TEST(ReactThread, ASpinForBeyondTheClocksRangeNeverParks) {
+  auto numbers = spsc_ring<int>::make(64, parkable);
+  long sum = 0;
+  auto thread = react_thread::builder()
+                    .unpinned()
+                    .wait(lanes::react::spin_then_park(std::chrono::nanoseconds::max()))
+                    .input(std::move(numbers.consumer), [&](int& v) { sum += v; })
+                    .start();
+  for (int i = 1; i <= 5; ++i) {
+    ASSERT_TRUE(lanes::react::push_wait(numbers.producer, i, lanes::react::spin_then_yield(100)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // an idle spell
+  }
+  numbers.producer = {};
+  thread.join();
+  EXPECT_EQ(sum, 15);
+  EXPECT_EQ(thread.metrics().parks, 0U);
+}
+
 TEST(ReactThread, ASpinningThreadKeepsServingOneInputAfterAnotherCloses) {
   auto first = spsc_ring<int>::make(8);
   auto second = spsc_ring<int>::make(8);

@@ -93,7 +93,7 @@ class gate {
 
   template <class Rep, class Period, class F>
   auto try_run_for(std::chrono::duration<Rep, Period> d, F f) {
-    return try_run_until(clock::now() + std::chrono::duration_cast<clock::duration>(d), std::move(f));
+    return try_run_until(deadline_after(d), std::move(f));
   }
 
   gate_metrics metrics() const noexcept {

@@ -10,8 +10,10 @@
 
 #include <chrono>
 #include <coroutine>
+#include <cstdint>
 
 #include <lanes/config_error.hpp>
+#include <lanes/detail/saturating_time.hpp>
 #include <lanes/io/sleep.hpp>
 
 namespace lanes {
@@ -50,17 +52,27 @@ class interval {
     const auto now = clock::now();
     switch (policy_) {
       case missed_tick::burst:
-        next_ += period_;
+        next_ = detail::saturated_add(next_, period_);
         break;
       case missed_tick::delay:
-        next_ = now + period_;
+        next_ = detail::saturated_add(now, period_);
         break;
       case missed_tick::skip:
-        next_ += period_;
-        if (next_ <= now) next_ += period_ * ((now - next_) / period_ + 1);
+        next_ = detail::saturated_add(next_, period_);
+        if (next_ <= now) next_ = detail::saturated_add(now, period_ - behind_modulo_period(now));
         break;
     }
     return fired;
+  }
+
+  // (now - next_) % period_, for next_ <= now: the distance is taken in
+  // unsigned arithmetic, where it fits even when the interval started near
+  // time_point::min() (as a signed count it would overflow). So the next
+  // tick on the grid after now is now + period_ - this.
+  clock::duration behind_modulo_period(clock::time_point now) const noexcept {
+    const auto behind = static_cast<std::uint64_t>(now.time_since_epoch().count()) -
+                        static_cast<std::uint64_t>(next_.time_since_epoch().count());
+    return clock::duration(static_cast<clock::rep>(behind % static_cast<std::uint64_t>(period_.count())));
   }
 
   clock::duration period_;

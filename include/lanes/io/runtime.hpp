@@ -60,7 +60,8 @@ class runtime_builder {
   runtime_builder& on_unhandled_exception(unhandled_exception_handler handler);
   // Turns the stall detector on: a worker that has not come back to the
   // scheduler for `threshold` is reported once per stall, naming the task.
-  // Default: off; env LANES_STALL_MS=<ms> turns it on. 0 is a config_error.
+  // Default: off; env LANES_STALL_MS=<ms> turns it on. The threshold is 1 ms
+  // to one hour (3,600,000 ms); outside that, a config_error.
   runtime_builder& stall_detector(std::chrono::milliseconds threshold);
   // Where stall reports go. Default: one line on stderr.
   runtime_builder& on_stall(stall_sink sink);

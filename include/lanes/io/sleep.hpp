@@ -7,6 +7,7 @@
 #include <chrono>
 #include <coroutine>
 
+#include <lanes/detail/saturating_time.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/detail/timer_registration.hpp>
 
@@ -45,13 +46,11 @@ class sleep_awaiter {
 
 inline sleep_awaiter sleep_until(clock::time_point deadline) noexcept { return sleep_awaiter(deadline); }
 
-// now + d, saturated: a duration too long for the clock means "never".
+// now + d, saturated: a duration too long for the clock means "never", one
+// too far below zero "long past" (detail/saturating_time.hpp).
 template <class Rep, class Period>
 clock::time_point deadline_after(std::chrono::duration<Rep, Period> d) noexcept {
-  const auto now = clock::now();
-  const auto room = clock::time_point::max() - now;
-  if (d >= std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(room)) return clock::time_point::max();
-  return now + std::chrono::duration_cast<clock::duration>(d);
+  return detail::saturated_add(clock::now(), detail::saturated_duration(d));
 }
 
 // sleep(hours::max()) means "forever", not an overflow; sleep(d <= 0)

@@ -35,6 +35,7 @@
 #include <thread>
 
 #include <lanes/detail/cpu_relax.hpp>
+#include <lanes/detail/saturating_time.hpp>
 #include <lanes/react/detail/ring_side.hpp>
 #include <lanes/react/detail/thread_parker.hpp>
 #include <lanes/react/spsc_ring.hpp>
@@ -104,7 +105,8 @@ class spin_then_park final : public wait_strategy {
   explicit spin_then_park(std::chrono::nanoseconds spin_for = std::chrono::microseconds(50)) noexcept
       : spin_for_(spin_for) {}
   void wait(idle_context& ctx) const override {
-    const auto until = std::chrono::steady_clock::now() + spin_for_;
+    const auto until =
+        lanes::detail::saturated_add(std::chrono::steady_clock::now(), lanes::detail::saturated_duration(spin_for_));
     for (std::uint32_t i = 1;; ++i) {
       if (ctx.ready()) return;
       lanes::detail::cpu_relax();
