@@ -50,6 +50,19 @@ class Algorithms : public ::testing::TestWithParam<bool> {
   }
 };
 
+// No piece is cut below the grain, however large the grain: 2 * grain
+// used to wrap to 0 for a grain of 2^63, and every piece split.
+TEST(AlgorithmsSplitter, NoPieceIsCutBelowTheGrain) {
+  for (std::size_t grain : {std::size_t{1}, std::size_t{16}, std::size_t{1} << 63, SIZE_MAX}) {
+    for (std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{32},
+                            std::size_t{1000}, SIZE_MAX}) {
+      detail::splitter s{8, 8, grain};
+      const bool split = s.try_split(len, false);
+      EXPECT_EQ(split, len >= 2 && len / 2 >= grain) << "grain " << grain << ", len " << len;
+    }
+  }
+}
+
 TEST_P(Algorithms, ForEachAndTransformVisitEveryElementOnce) {
   for (std::size_t n : sizes) {
     std::vector<int> visits(n, 0);

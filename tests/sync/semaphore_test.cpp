@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <lanes/io/runtime.hpp>
@@ -126,6 +128,22 @@ TEST(Semaphore, CancelledWaiterGivesItsPlaceAndLosesNothing) {
     }
     EXPECT_EQ(s.available(), 1U);
   }(s));
+}
+
+// Adding past what a size_t counts is an error, not a wrap-around to a
+// handful of permits; a permit returned on top of a full count stops there.
+TEST(Semaphore, ReleasingPastTheTopIsAnOverflowError) {
+  semaphore s(SIZE_MAX - 1);
+  EXPECT_THROW(s.release(5), std::overflow_error);
+  EXPECT_EQ(s.available(), SIZE_MAX - 1);
+  s.release(1);
+  EXPECT_EQ(s.available(), SIZE_MAX);
+  {
+    auto p = s.try_acquire(3);
+    ASSERT_TRUE(p.has_value());
+    s.release(3);  // the owner adds what it never had
+  }
+  EXPECT_EQ(s.available(), SIZE_MAX);
 }
 
 TEST(Semaphore, OwnedPermitKeepsTheSemaphoreAlive) {

@@ -19,9 +19,12 @@
 
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -94,16 +97,10 @@ class semaphore {
     return semaphore_permit(this, n);
   }
 
-  // Adds permits (or returns them); wakes the waiters they satisfy, in order.
-  void release(std::size_t n) {
-    std::vector<detail::waker> to_wake;
-    {
-      std::lock_guard lock(mutex_);
-      available_ += n;
-      grant_locked(to_wake);
-    }
-    for (auto& w : to_wake) std::move(w).wake();
-  }
+  // Adds permits; wakes the waiters they satisfy, in order. More permits
+  // than a size_t counts is a std::overflow_error (the count used to wrap
+  // around to a handful).
+  void release(std::size_t n) { add(n, true); }
 
   // Wakes every waiter with `closed`; later acquires fail at once.
   void close() {
@@ -200,6 +197,30 @@ class semaphore {
   }
 
  private:
+  friend class semaphore_permit;
+
+  // checked: past SIZE_MAX throws; else the count stops at SIZE_MAX. A
+  // permit gives back what it took, unchecked: it can pass the top only if
+  // the owner also released permits it never had, and a destructor must
+  // not throw.
+  void add(std::size_t n, bool checked) {
+    std::vector<detail::waker> to_wake;
+    {
+      std::lock_guard lock(mutex_);
+      if (n > SIZE_MAX - available_) {
+        if (checked) {
+          throw std::overflow_error(
+              "lanes::semaphore::release(" + std::to_string(n) + "): " + std::to_string(available_) +
+              " permits are available, and a semaphore counts at most " + std::to_string(SIZE_MAX));
+        }
+        n = SIZE_MAX - available_;
+      }
+      available_ += n;
+      grant_locked(to_wake);
+    }
+    for (auto& w : to_wake) std::move(w).wake();
+  }
+
   // Grants permits to waiters in order while the first one can be served.
   void grant_locked(std::vector<detail::waker>& to_wake) {
     while (detail::waiter_node* node = waiters_.front()) {
@@ -216,7 +237,7 @@ class semaphore {
 };
 
 inline void semaphore_permit::release() noexcept {
-  if (sem_ != nullptr && count_ > 0) sem_->release(count_);
+  if (sem_ != nullptr && count_ > 0) sem_->add(count_, false);
   sem_ = nullptr;
   count_ = 0;
   keep_alive_.reset();

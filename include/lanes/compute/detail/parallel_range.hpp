@@ -51,7 +51,9 @@ struct splitter {
   std::size_t grain;
 
   bool try_split(std::size_t len, bool stolen) noexcept {
-    if (len < 2 * grain || len < 2) return false;
+    // len / 2 < grain is len < 2 * grain without the product, which wraps
+    // for a grain above SIZE_MAX / 2 (and a wrapped 0 split any piece).
+    if (len / 2 < grain || len < 2) return false;
     if (stolen) {
       splits = std::max(threads, splits / 2);
       return true;
