@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include <lanes/io/runtime.hpp>
+#include <lanes/io/sleep.hpp>
+#include <lanes/io/yield.hpp>
 
 namespace lanes {
 namespace {
@@ -104,6 +107,45 @@ TEST(Task, DeepRecursionAndLongChainsDoNotOverflow) {
   auto rt = one_thread();
   EXPECT_EQ(rt.block_on(depth(10'000)), 10'000);
   EXPECT_EQ(rt.block_on(long_chain()), 42'000'000);
+}
+
+// A task yields its result once: awaited again after it finished, it is a
+// runtime_misuse, not a moved-from value (an empty string, a null pointer).
+TEST(Task, ASecondAwaitOfAFinishedTaskIsAnError) {
+  auto rt = one_thread();
+  rt.block_on([]() -> task<void> {
+    auto t = greet("you");
+    EXPECT_EQ(co_await t, "hello you");
+    EXPECT_THROW(co_await t, runtime_misuse);
+    auto p = move_only();
+    EXPECT_EQ(*co_await p, 7);
+    EXPECT_THROW(co_await p, runtime_misuse);
+    auto f = fails();  // a failure rethrows, each time
+    EXPECT_THROW(co_await f, std::out_of_range);
+    EXPECT_THROW(co_await f, std::out_of_range);
+  }());
+}
+
+task<int> sleepy_answer(bool& inside) {
+  inside = true;
+  co_await sleep(std::chrono::milliseconds(5));
+  co_return 42;
+}
+
+// The same task awaited from two tasks at once (shared by reference): the
+// second co_await finds it running under the first and is a
+// runtime_misuse, instead of resuming its coroutine a second time. (One
+// thread: two threads touching one task would be a data race besides.)
+TEST(Task, AwaitingATaskAnotherAwaitIsRunningIsAnError) {
+  auto rt = one_thread();
+  rt.block_on([]() -> task<void> {
+    bool inside = false;
+    auto shared = sleepy_answer(inside);
+    auto first = spawn([](task<int>& t) -> task<int> { co_return co_await t; }(shared));
+    while (!inside) co_await yield_now();  // the first is in the sleep now
+    EXPECT_THROW(co_await shared, runtime_misuse);
+    EXPECT_EQ(co_await first, 42);
+  }());
 }
 
 TEST(Task, EmptyTaskIsAnError) {

@@ -2,7 +2,10 @@
 // hands control back with symmetric transfer both ways, so a long chain of
 // co_awaits that complete synchronously does not grow the stack. Results,
 // references and exceptions travel to the awaiter. Move-only; its only
-// allocation is the coroutine frame.
+// allocation is the coroutine frame. A task yields its result once: a
+// second co_await of a finished task<T>, or a co_await of a task another
+// co_await is running, is a runtime_misuse (not a moved-from value, not a
+// coroutine resumed twice).
 #pragma once
 
 #include <coroutine>
@@ -14,6 +17,7 @@
 #include <variant>
 
 #include <lanes/io/detail/frame_allocator.hpp>
+#include <lanes/io/errors.hpp>
 
 namespace lanes {
 
@@ -53,9 +57,14 @@ struct task_promise : task_promise_base {
   void return_value(U&& v) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
     value.template emplace<1>(std::forward<U>(v));
   }
+  // Moves the value out and leaves the slot empty, so a second take is an
+  // error instead of a moved-from T.
   T take() {
     if (error) std::rethrow_exception(error);
-    return std::move(std::get<1>(value));
+    if (value.index() == 0) throw runtime_misuse("lanes: co_await on a task whose result was already taken");
+    T out = std::move(std::get<1>(value));
+    value.template emplace<0>();
+    return out;
   }
 };
 
@@ -114,13 +123,22 @@ class [[nodiscard]] task {
  private:
   struct awaiter {
     std::coroutine_handle<promise_type> child;
-    bool await_ready() const noexcept { return !child || child.done(); }
+    // A child that has a continuation and is not done is running under
+    // another co_await: resuming it here would resume it twice. (The
+    // continuation is noop_coroutine() until the first co_await sets it.)
+    bool await_ready() const {
+      if (!child || child.done()) return true;
+      if (child.promise().continuation != std::coroutine_handle<>(std::noop_coroutine())) {
+        throw runtime_misuse("lanes: co_await on a task that another co_await is already running");
+      }
+      return false;
+    }
     std::coroutine_handle<> await_suspend(std::coroutine_handle<> parent) noexcept {
       child.promise().continuation = parent;
       return child;  // start the child now, on this thread
     }
     decltype(auto) await_resume() {
-      if (!child) throw std::logic_error("lanes: co_await on an empty task (moved from or released)");
+      if (!child) throw runtime_misuse("lanes: co_await on an empty task (moved from or released)");
       return child.promise().take();
     }
   };
