@@ -128,6 +128,23 @@ TEST(ReactIoBridge, TheOtherSideGoneIsClosedNotAnError) {
   }());
 }
 
+// Empty handles (moved from): the other side counts as gone, so send gives
+// the item back and recv is closed, at once, instead of a crash or a
+// task that sleeps for good.
+TEST(ReactIoBridge, AnEmptyHandleIsClosedAtOnce) {
+  auto rt = lanes::runtime::multi_thread().worker_threads(1).build();
+  rt.block_on([]() -> task<void> {
+    auto ring = spsc_ring<std::string>::make(4, both_park);
+    auto tx = std::move(ring.producer);
+    auto rx = std::move(ring.consumer);
+    auto back = co_await lanes::react::send(ring.producer, std::string("kept"));
+    EXPECT_TRUE(back.has_value() && *back == "kept");
+    EXPECT_FALSE(co_await lanes::react::space_ready(ring.producer));
+    EXPECT_FALSE(co_await lanes::react::recv(ring.consumer));
+    EXPECT_FALSE(co_await lanes::react::items_ready(ring.consumer));
+  }());
+}
+
 // A timed-out await takes nothing and puts nothing; the ring works after.
 TEST(ReactIoBridge, CancelledAwaitsLeaveTheRingAsItWas) {
   auto rt = lanes::runtime::multi_thread().worker_threads(1).build();

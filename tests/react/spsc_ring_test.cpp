@@ -2,6 +2,7 @@
 // chunks, in-place construction, move-only payloads and destruction of
 // what is left in the ring.
 #include <lanes/react/spsc_ring.hpp>
+#include <lanes/react/wait_strategy.hpp>
 
 #include <gtest/gtest.h>
 
@@ -191,6 +192,48 @@ TEST(SpscRing, HandlesKeepTheRingAliveAndSayWhenTheOtherSideIsGone) {
   }
   EXPECT_TRUE(rx.producer_gone());
   EXPECT_EQ(rx.try_pop(), 5) << "items pushed before the producer left are still read";
+}
+
+// An empty handle (default-constructed, or moved from) is full and empty
+// and has no other side: every call answers so, none dereferences the
+// ring it does not have (try_push used to construct into a null slot).
+TEST(SpscRing, AnEmptyHandleIsFullAndEmptyNotACrash) {
+  auto made = spsc_ring<std::string>::make(4);
+  auto kept_tx = std::move(made.producer);
+  auto kept_rx = std::move(made.consumer);
+  lanes::react::ring_producer<std::string> never_made_tx;
+  lanes::react::ring_consumer<std::string> never_made_rx;
+  for (auto* tx : {&made.producer, &never_made_tx}) {
+    EXPECT_FALSE(*tx);
+    EXPECT_EQ(tx->capacity(), 0U);
+    EXPECT_EQ(tx->free_slots(), 0U);
+    EXPECT_TRUE(tx->consumer_gone());
+    std::string item = "kept";
+    EXPECT_FALSE(tx->try_push(std::move(item)));
+    EXPECT_EQ(item, "kept") << "a refused push leaves the item alone";
+    EXPECT_FALSE(tx->try_emplace("x"));
+    const std::string batch[2] = {"a", "b"};
+    EXPECT_EQ(tx->push_n(batch, 2), 0U);
+    lanes::react::detail::wake_target none{[](void*) noexcept {}, nullptr};
+    EXPECT_FALSE(tx->arm_wait_for_space(none)) << "nobody would wake it: do not sleep";
+    EXPECT_FALSE(lanes::react::push_wait(*tx, std::string("y"), lanes::react::busy_spin{}));
+  }
+  for (auto* rx : {&made.consumer, &never_made_rx}) {
+    EXPECT_FALSE(*rx);
+    EXPECT_EQ(rx->capacity(), 0U);
+    EXPECT_EQ(rx->front(), nullptr);
+    EXPECT_FALSE(rx->try_pop().has_value());
+    EXPECT_EQ(rx->read(8).size(), 0U);
+    EXPECT_EQ(rx->size(), 0U);
+    EXPECT_TRUE(rx->empty());
+    EXPECT_TRUE(rx->producer_gone());
+    lanes::react::detail::wake_target none{[](void*) noexcept {}, nullptr};
+    EXPECT_FALSE(rx->arm_wait_for_items(none));
+  }
+  lanes::react::ring_producer<int> ints;
+  EXPECT_EQ(ints.write(8).size(), 0U);
+  EXPECT_TRUE(kept_tx.try_push("the ring itself still works"));
+  EXPECT_EQ(kept_rx.try_pop(), "the ring itself still works");
 }
 
 TEST(SpscRing, ParkingASideTheRingWasNotMadeForIsAClearError) {

@@ -105,8 +105,10 @@ class ring_task_wait {
 template <class Side>
 class ring_side_awaiter {
  public:
+  // An empty handle never parks (its other side counts as gone: ready at
+  // once), so only a real ring must have been made to park.
   ring_side_awaiter(Side& side, const char* what) : side_(side), what_(what) {
-    if (!ring_side<Side>::may_park(side_)) throw_not_made_to_park(ring_side<Side>::name);
+    if (side_ && !ring_side<Side>::may_park(side_)) throw_not_made_to_park(ring_side<Side>::name);
   }
   ring_side_awaiter(ring_side_awaiter&&) noexcept = default;
   ~ring_side_awaiter() { settle(); }

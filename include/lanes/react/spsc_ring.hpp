@@ -137,10 +137,15 @@ class ring_state {
 // The ring's read-only part, copied into each handle so that the hot path
 // reads only the handle's own cache line and the shared index it needs
 // (callgrind: one dependent load fewer per slot access).
+// An empty handle (default-constructed, or moved from) keeps the default:
+// no slots, capacity 0. So its push finds no free slot and its pop no item
+// in the cached counts, and the refresh that follows (refresh_free_slots,
+// refresh_available) finds no ring and answers 0: an empty handle is full
+// and empty, never a null dereference, at no cost on the hot path.
 template <class T>
 struct ring_layout {
   T* slots = nullptr;
-  std::size_t mask = 0;
+  std::size_t mask = ~std::size_t{0};  // capacity 0 until a ring is attached
   ring_options options{};
   T* slot(std::size_t index) const noexcept { return slots + (index & mask); }
   std::size_t capacity() const noexcept { return mask + 1; }
@@ -308,8 +313,9 @@ class alignas(detail::cache_line) ring_producer {
   // Free slots as the consumer last handed them back (reads its index; the
   // consumer hands slots back in batches, see ring_consumer::release).
   std::size_t free_slots() noexcept { return refresh_free_slots(); }
-  // The consumer handle was dropped: nothing pushed will be read.
-  bool consumer_gone() const noexcept { return state_->consumer_gone_.load(std::memory_order_acquire); }
+  // The consumer handle was dropped: nothing pushed will be read. (An empty
+  // handle has no consumer either.)
+  bool consumer_gone() const noexcept { return !state_ || state_->consumer_gone_.load(std::memory_order_acquire); }
 
   // Sleeping until there is space (for waits and the io bridge). Returns
   // true when the target will be called: the slot is armed, or the
@@ -321,6 +327,7 @@ class alignas(detail::cache_line) ring_producer {
   // be a spurious resumption. A config_error unless the ring was made with
   // producer_may_park.
   bool arm_wait_for_space(detail::wake_target target) {
+    if (!state_) return false;  // an empty handle: no consumer will make room
     if (!layout_.options.producer_may_park) detail::throw_not_made_to_park("producer");
     state_->producer_waiting_.arm(target);
     lanes::detail::dekker_fence();
@@ -345,6 +352,7 @@ class alignas(detail::cache_line) ring_producer {
 
   std::size_t free_slots_cached() const noexcept { return layout_.capacity() - (tail_ - head_cache_); }
   std::size_t refresh_free_slots() noexcept {
+    if (!state_) return 0;  // an empty handle (ring_layout)
     head_cache_ = state_->head_.load(std::memory_order_acquire);
     return free_slots_cached();
   }
@@ -456,11 +464,13 @@ class alignas(detail::cache_line) ring_consumer {
   // Items ready right now (reads the producer's index).
   std::size_t size() noexcept { return refresh_available(); }
   bool empty() noexcept { return available_cached() == 0 && refresh_available() == 0; }
-  // The producer handle was dropped: once empty, the ring stays empty.
-  bool producer_gone() const noexcept { return state_->producer_gone_.load(std::memory_order_acquire); }
+  // The producer handle was dropped: once empty, the ring stays empty. (An
+  // empty handle has no producer either.)
+  bool producer_gone() const noexcept { return !state_ || state_->producer_gone_.load(std::memory_order_acquire); }
   // What to spin on until an item comes (see detail::empty_watch). Hands
   // freed slots back first: the producer may be waiting for them. Valid
-  // until this side next takes an item.
+  // until this side next takes an item. Not on an empty handle (a
+  // react_thread refuses one as input).
   detail::empty_watch watch() noexcept {
     publish_head();
     return {&state_->tail_, head_, layout_.slot(head_), &state_->producer_gone_};
@@ -473,6 +483,7 @@ class alignas(detail::cache_line) ring_consumer {
   // Sleeping until items arrive (for parking wait strategies and the io
   // bridge); see ring_producer::arm_wait_for_space.
   bool arm_wait_for_items(detail::wake_target target) {
+    if (!state_) return false;  // an empty handle: no producer will send
     if (!layout_.options.consumer_may_park) detail::throw_not_made_to_park("consumer");
     publish_head();  // a producer waiting for space must see it before this side sleeps
     state_->consumer_waiting_.arm(target);
@@ -499,6 +510,7 @@ class alignas(detail::cache_line) ring_consumer {
 
   std::size_t available_cached() const noexcept { return tail_cache_ - head_; }
   std::size_t refresh_available() noexcept {
+    if (!state_) return 0;  // an empty handle (ring_layout)
     publish_head();
     // No prefetch of the head slot here (empty_watch has one): in a stream
     // the head slot is often the line the producer is filling, and taking
