@@ -104,5 +104,19 @@ TEST(CancellationToken, ManyThreadsCancelAndBranchAtOnce) {
   }
 }
 
+// A token is a shared handle: moving one copies it, so the moved-from
+// token is still the same token (it used to be empty, and every call on
+// it dereferenced nothing).
+TEST(CancellationToken, AMovedFromTokenIsStillTheToken) {
+  cancellation_token token;
+  cancellation_token moved = std::move(token);
+  cancellation_token assigned;
+  assigned = std::move(moved);
+  EXPECT_FALSE(token.is_cancelled());  // NOLINT(bugprone-use-after-move): the point of the test
+  assigned.cancel();
+  EXPECT_TRUE(token.is_cancelled());
+  EXPECT_TRUE(moved.is_cancelled());  // NOLINT(bugprone-use-after-move): the point of the test
+}
+
 }  // namespace
 }  // namespace lanes

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include <lanes/io/errors.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
@@ -102,6 +103,32 @@ TEST(Mpsc, TryRecvAndSendersFromPlainThreads) {
 }
 
 TEST(Mpsc, ZeroCapacityIsRejected) { EXPECT_THROW(mpsc_bounded<int>(0), std::invalid_argument); }
+
+// A moved-from handle is empty: using it is a runtime_misuse that names
+// the call (it was a null dereference); copying or dropping it is fine.
+TEST(Mpsc, AnEmptyHandleIsAClearError) {
+  auto [tx, rx] = mpsc_bounded<int>(2);
+  auto live_tx = std::move(tx);
+  auto live_rx = std::move(rx);
+  EXPECT_THROW((void)tx.try_send(1), runtime_misuse);  // NOLINT(bugprone-use-after-move): the point of the test
+  EXPECT_THROW((void)tx.is_closed(), runtime_misuse);
+  EXPECT_THROW((void)tx.send(1), runtime_misuse);
+  EXPECT_THROW((void)rx.try_recv(), runtime_misuse);  // NOLINT(bugprone-use-after-move): the point of the test
+  EXPECT_THROW((void)rx.size(), runtime_misuse);
+  EXPECT_THROW((void)rx.recv(), runtime_misuse);
+  EXPECT_THROW(rx.close(), runtime_misuse);
+  try {
+    (void)tx.try_send(1);
+  } catch (const runtime_misuse& e) {
+    EXPECT_NE(std::string(e.what()).find("mpsc_sender::try_send"), std::string::npos) << e.what();
+  }
+  auto copy = tx;  // an empty copy, and its drop, touch no state
+  EXPECT_THROW((void)copy.try_send(2), runtime_misuse);
+  EXPECT_TRUE(live_tx.try_send(3).has_value());
+  auto got = live_rx.try_recv();
+  ASSERT_TRUE(got.has_value() && got->has_value());
+  EXPECT_EQ(got->value(), 3);
+}
 
 }  // namespace
 }  // namespace lanes

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <lanes/io/errors.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
@@ -74,6 +75,25 @@ TEST(Watch, CancelledChangedStillReportsTheChangeLater) {
     EXPECT_TRUE((co_await rx.changed()).has_value());
     EXPECT_EQ(rx.borrow(), 5);
   }(tx, rx));
+}
+
+// A moved-from handle is empty: using it is a runtime_misuse that names
+// the call (it was a null dereference); copying or dropping it is fine.
+TEST(Watch, AnEmptyHandleIsAClearError) {
+  auto [tx, rx] = watch<int>(1);
+  auto live_tx = std::move(tx);
+  auto live_rx = std::move(rx);
+  EXPECT_THROW((void)tx.send(2), runtime_misuse);  // NOLINT(bugprone-use-after-move): the point of the test
+  EXPECT_THROW((void)tx.modify([](int& v) { ++v; }), runtime_misuse);
+  EXPECT_THROW((void)tx.borrow(), runtime_misuse);
+  EXPECT_THROW((void)rx.borrow(), runtime_misuse);  // NOLINT(bugprone-use-after-move): the point of the test
+  EXPECT_THROW((void)rx.borrow_and_update(), runtime_misuse);
+  EXPECT_THROW((void)rx.has_changed(), runtime_misuse);
+  EXPECT_THROW((void)rx.changed(), runtime_misuse);
+  auto copy = rx;  // an empty copy, and its drop, touch no state
+  EXPECT_THROW((void)copy.borrow(), runtime_misuse);
+  EXPECT_TRUE(live_tx.send(4));
+  EXPECT_EQ(live_rx.borrow(), 4);
 }
 
 }  // namespace

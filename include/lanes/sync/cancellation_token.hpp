@@ -70,6 +70,17 @@ class cancellation_token {
  public:
   // A new token, not cancelled, with no parent.
   cancellation_token() : state_(std::make_shared<detail::cancel_state>()) {}
+  // A token is a shared handle, copied freely; moving one copies it, so a
+  // moved-from token is still the same token (never an empty handle that
+  // every call would dereference).
+  cancellation_token(const cancellation_token&) = default;
+  cancellation_token& operator=(const cancellation_token&) = default;
+  cancellation_token(cancellation_token&& other) noexcept : state_(other.state_) {}
+  cancellation_token& operator=(cancellation_token&& other) noexcept {
+    state_ = other.state_;
+    return *this;
+  }
+  ~cancellation_token() = default;
 
   // Cancels this token and every token below it; wakes every task waiting
   // in cancelled() (or in a with_cancellation) on them.

@@ -32,6 +32,7 @@
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
+#include <lanes/sync/detail/handle_state.hpp>
 #include <lanes/sync/detail/waiter_list.hpp>
 
 namespace lanes {
@@ -80,7 +81,9 @@ class mpsc_sender {
 
  public:
   explicit mpsc_sender(std::shared_ptr<state_t> s) noexcept : state_(std::move(s)) {}
+  // A copy of an empty (moved-from) sender is empty too.
   mpsc_sender(const mpsc_sender& other) : state_(other.state_) {
+    if (!state_) return;
     std::lock_guard lock(state_->mutex);
     ++state_->senders_alive;
   }
@@ -100,22 +103,24 @@ class mpsc_sender {
 
   // Sends now if there is room; never waits.
   result<void, try_send_error<T>> try_send(T value) {
+    state_t& s = detail::handle_state(state_, "lanes::mpsc_sender::try_send");
     detail::waker to_wake;
     {
-      std::lock_guard lock(state_->mutex);
-      if (state_->receiver_closed) return try_send_error<T>{try_send_error<T>::reason::closed, std::move(value)};
-      if (!state_->senders.empty() || !state_->has_room_locked()) {
+      std::lock_guard lock(s.mutex);
+      if (s.receiver_closed) return try_send_error<T>{try_send_error<T>::reason::closed, std::move(value)};
+      if (!s.senders.empty() || !s.has_room_locked()) {
         return try_send_error<T>{try_send_error<T>::reason::full, std::move(value)};
       }
-      to_wake = state_->push_locked(std::move(value));
+      to_wake = s.push_locked(std::move(value));
     }
     if (to_wake) std::move(to_wake).wake();
     return {};
   }
 
   bool is_closed() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->receiver_closed;
+    state_t& s = detail::handle_state(state_, "lanes::mpsc_sender::is_closed");
+    std::lock_guard lock(s.mutex);
+    return s.receiver_closed;
   }
 
   class send_awaiter {
@@ -199,7 +204,9 @@ class mpsc_sender {
   };
 
   // co_await: std::nullopt once sent, or the value back if the receiver is gone.
-  send_awaiter send(T value) { return send_awaiter(*state_, std::move(value)); }
+  send_awaiter send(T value) {
+    return send_awaiter(detail::handle_state(state_, "lanes::mpsc_sender::send"), std::move(value));
+  }
 
  private:
   void drop() noexcept {
@@ -233,12 +240,13 @@ class mpsc_receiver {
   // Refuses further sends (waiting senders get their values back); what is
   // queued can still be received.
   void close() {
+    state_t& s = detail::handle_state(state_, "lanes::mpsc_receiver::close");
     std::vector<detail::waker> to_wake;
     {
-      std::lock_guard lock(state_->mutex);
-      state_->receiver_closed = true;
-      while (detail::waiter_node* node = state_->senders.front()) {
-        to_wake.push_back(state_->senders.pop_front_notified());
+      std::lock_guard lock(s.mutex);
+      s.receiver_closed = true;
+      while (detail::waiter_node* node = s.senders.front()) {
+        to_wake.push_back(s.senders.pop_front_notified());
         node->refused = true;
       }
     }
@@ -248,12 +256,13 @@ class mpsc_receiver {
   // Without waiting: a message, `closed` (all senders gone and nothing
   // queued), or std::nullopt (nothing now).
   std::optional<result<T, closed>> try_recv() {
+    state_t& s = detail::handle_state(state_, "lanes::mpsc_receiver::try_recv");
     std::vector<detail::waker> to_wake;
     std::optional<T> value;
     take outcome;
     {
-      std::lock_guard lock(state_->mutex);
-      outcome = take_locked(*state_, to_wake, value);
+      std::lock_guard lock(s.mutex);
+      outcome = take_locked(s, to_wake, value);
     }
     for (auto& w : to_wake) std::move(w).wake();
     if (outcome == take::empty) return std::nullopt;
@@ -263,8 +272,9 @@ class mpsc_receiver {
   }
 
   std::size_t size() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->queue.size();
+    state_t& s = detail::handle_state(state_, "lanes::mpsc_receiver::size");
+    std::lock_guard lock(s.mutex);
+    return s.queue.size();
   }
 
   class recv_awaiter {
@@ -318,7 +328,7 @@ class mpsc_receiver {
     bool registered_ = false;
   };
 
-  recv_awaiter recv() noexcept { return recv_awaiter(*state_); }
+  recv_awaiter recv() { return recv_awaiter(detail::handle_state(state_, "lanes::mpsc_receiver::recv")); }
 
  private:
   enum class take { value, empty, closed };

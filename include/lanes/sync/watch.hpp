@@ -23,6 +23,7 @@
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
+#include <lanes/sync/detail/handle_state.hpp>
 #include <lanes/sync/detail/waiter_list.hpp>
 
 namespace lanes {
@@ -73,21 +74,23 @@ class watch_sender {
   // Changes the value in place under the channel's lock.
   template <class F>
   bool modify(F&& change) {
+    state_t& s = detail::handle_state(state_, "lanes::watch_sender::send/modify");
     std::vector<detail::waker> to_wake;
     bool anyone = false;
     {
-      std::lock_guard lock(state_->mutex);
-      change(state_->value);
-      ++state_->version;
-      anyone = state_->receivers_alive > 0;
-      state_->wake_all_locked(to_wake);
+      std::lock_guard lock(s.mutex);
+      change(s.value);
+      ++s.version;
+      anyone = s.receivers_alive > 0;
+      s.wake_all_locked(to_wake);
     }
     for (auto& w : to_wake) std::move(w).wake();
     return anyone;
   }
   T borrow() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->value;
+    state_t& s = detail::handle_state(state_, "lanes::watch_sender::borrow");
+    std::lock_guard lock(s.mutex);
+    return s.value;
   }
 
  private:
@@ -111,7 +114,9 @@ class watch_receiver {
 
  public:
   watch_receiver(std::shared_ptr<state_t> s, std::uint64_t seen) noexcept : state_(std::move(s)), seen_(seen) {}
+  // A copy of an empty (moved-from) receiver is empty too.
   watch_receiver(const watch_receiver& other) : state_(other.state_), seen_(other.seen_) {
+    if (!state_) return;
     std::lock_guard lock(state_->mutex);
     ++state_->receivers_alive;
   }
@@ -132,18 +137,21 @@ class watch_receiver {
 
   // The current value (a copy, taken under the lock).
   T borrow() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->value;
+    state_t& s = detail::handle_state(state_, "lanes::watch_receiver::borrow");
+    std::lock_guard lock(s.mutex);
+    return s.value;
   }
   // The current value, and marks it seen.
   T borrow_and_update() {
-    std::lock_guard lock(state_->mutex);
-    seen_ = state_->version;
-    return state_->value;
+    state_t& s = detail::handle_state(state_, "lanes::watch_receiver::borrow_and_update");
+    std::lock_guard lock(s.mutex);
+    seen_ = s.version;
+    return s.value;
   }
   bool has_changed() const {
-    std::lock_guard lock(state_->mutex);
-    return state_->version != seen_;
+    state_t& s = detail::handle_state(state_, "lanes::watch_receiver::has_changed");
+    std::lock_guard lock(s.mutex);
+    return s.version != seen_;
   }
 
   class changed_awaiter {
@@ -186,7 +194,10 @@ class watch_receiver {
     detail::waiter_node node_;
   };
 
-  changed_awaiter changed() noexcept { return changed_awaiter(*this); }
+  changed_awaiter changed() {
+    (void)detail::handle_state(state_, "lanes::watch_receiver::changed");
+    return changed_awaiter(*this);
+  }
 
  private:
   void drop() noexcept {
