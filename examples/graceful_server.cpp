@@ -95,7 +95,9 @@ lanes::task<int> server_main(bool demo) {
     }
   }
   if (killer.joinable()) killer.join();
-  std::printf("%s: stopped accepting; %zu request(s) in flight, draining for up to 1 s\n", ::strsignal(signo),
+  // sigdescr_np, not strsignal: other threads are running, and strsignal may
+  // write a shared buffer.
+  std::printf("%s: stopped accepting; %zu request(s) in flight, draining for up to 1 s\n", ::sigdescr_np(signo),
               tracker.size());
   tracker.close();
   if (!co_await lanes::timeout(1s, tracker.wait())) {

@@ -79,6 +79,30 @@ TEST_P(Algorithms, ForEachAndTransformVisitEveryElementOnce) {
   }
 }
 
+// The identity seeds every piece. One whose moved-from state is not
+// itself (four zero counters: moved from, an empty vector) must reach
+// every leaf intact; each leaf used to copy it after it had been moved
+// into the driver, and started from an empty vector.
+TEST_P(Algorithms, AnIdentityUnlikeItsMovedFromStateSeedsEveryPiece) {
+  using counts = std::vector<long>;
+  const auto add = [](counts a, const counts& b) {
+    if (a.size() != 4 || b.size() != 4) throw std::logic_error("a piece did not start from the identity");
+    for (std::size_t k = 0; k < 4; ++k) a[k] += b[k];
+    return a;
+  };
+  const auto one_hot = [](std::size_t i) {
+    counts c(4, 0);
+    c[i % 4] = 1;
+    return c;
+  };
+  for (std::size_t n : sizes) {
+    const counts got = transform_reduce(indices(n), counts(4, 0), add, one_hot, options());
+    counts expected(4, 0);
+    for (std::size_t i = 0; i < n; ++i) ++expected[i % 4];
+    EXPECT_EQ(got, expected) << n;
+  }
+}
+
 TEST_P(Algorithms, ReductionsEqualTheSequentialOnes) {
   for (std::size_t n : sizes) {
     const auto v = random_values(n, 2);

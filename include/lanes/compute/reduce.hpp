@@ -31,7 +31,10 @@ requires std::ranges::sized_range<R> T transform_reduce(R&& range, T identity, R
     return acc;
   };
   auto combine = [&](T a, T b) { return reduce_op(std::move(a), std::move(b)); };
-  return detail::drive(static_cast<std::size_t>(std::ranges::size(range)), options, std::move(identity), leaf, combine,
+  // A copy, not a move: every leaf copies `identity` while drive runs (a
+  // moved-from identity, such as an empty vector of counters, would seed
+  // the pieces with something that is not the identity).
+  return detail::drive(static_cast<std::size_t>(std::ranges::size(range)), options, identity, leaf, combine,
                        detail::never_skip);
 }
 
