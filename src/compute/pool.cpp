@@ -73,11 +73,25 @@ void registry::check_blocking_entry() {
 pool::pool() : pool(pool_options{}) {}
 pool::pool(pool_options options) : registry_(new detail::registry(std::move(options))) {}
 
-pool::~pool() {
-  if (registry_ && registry_->owns(detail::current_worker())) {
+namespace {
+// Shutting a pool down joins its workers: from one of them it would wait
+// for itself. A clear abort instead of a deadlock.
+void check_not_own_worker(const detail::registry* r) noexcept {
+  if (r != nullptr && r->owns(detail::current_worker())) {
     std::fputs("lanes: a compute pool destroyed from one of its own workers cannot join itself; aborting\n", stderr);
     std::abort();
   }
+}
+}  // namespace
+
+pool::~pool() { check_not_own_worker(registry_.get()); }
+
+pool& pool::operator=(pool&& other) noexcept {
+  if (this != &other) {
+    check_not_own_worker(registry_.get());  // the pool assigned over is shut down here
+    registry_ = std::move(other.registry_);
+  }
+  return *this;
 }
 
 pool_builder pool::builder() { return pool_builder(); }

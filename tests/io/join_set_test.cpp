@@ -100,6 +100,28 @@ TEST_P(JoinSetBothFlavors, DestructionAbortsMembers) {
   EXPECT_EQ(rt.metrics().tasks_alive, 0U);
 }
 
+// A set assigned over aborts its members, as its destruction does (a
+// defaulted assignment let them run on, detached).
+TEST_P(JoinSetBothFlavors, AssigningOverASetAbortsItsMembers) {
+  auto rt = make();
+  std::atomic<int> gone{0};
+  rt.block_on([](std::atomic<int>& gone) -> task<void> {
+    join_set<void> set;
+    for (int i = 0; i < 10; ++i) {
+      set.spawn([](test_support::destruction_counter<int> g) -> task<void> {
+        co_await sleep(1h);
+        (void)g;
+      }(test_support::destruction_counter(gone)));
+    }
+    co_await sleep(1ms);
+    set = join_set<void>();  // the ten are aborted here
+    for (int waited = 0; gone.load() < 10 && waited < 10'000; ++waited) co_await sleep(1ms);
+    EXPECT_EQ(set.size(), 0U);
+  }(gone));
+  EXPECT_EQ(gone.load(), 10);
+  EXPECT_EQ(rt.metrics().timers_pending, 0U);
+}
+
 TEST_P(JoinSetBothFlavors, JoinNextIsCancellationSafe) {
   // Time out join_next over and over while members finish: every result
   // still comes out exactly once.

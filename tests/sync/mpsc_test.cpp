@@ -104,6 +104,24 @@ TEST(Mpsc, TryRecvAndSendersFromPlainThreads) {
 
 TEST(Mpsc, ZeroCapacityIsRejected) { EXPECT_THROW(mpsc_bounded<int>(0), std::invalid_argument); }
 
+// A receiver assigned over closes its channel, as a destroyed one does: its
+// senders get their values back (a defaulted assignment let it go
+// silently, and a bounded sender waited for room for good).
+TEST(Mpsc, AReceiverAssignedOverClosesItsChannel) {
+  auto [tx, rx] = mpsc_bounded<int>(1);
+  auto [other_tx, other_rx] = mpsc_bounded<int>(1);
+  EXPECT_TRUE(tx.try_send(1).has_value());
+  rx = std::move(other_rx);
+  EXPECT_TRUE(tx.is_closed());
+  auto refused = tx.try_send(2);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().why, try_send_error<int>::reason::closed);
+  EXPECT_TRUE(other_tx.try_send(3).has_value());
+  auto got = rx.try_recv();
+  ASSERT_TRUE(got.has_value() && got->has_value());
+  EXPECT_EQ(got->value(), 3);
+}
+
 // A moved-from handle is empty: using it is a runtime_misuse that names
 // the call (it was a null dereference); copying or dropping it is fine.
 TEST(Mpsc, AnEmptyHandleIsAClearError) {

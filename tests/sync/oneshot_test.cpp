@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include <lanes/io/errors.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
@@ -63,6 +64,23 @@ TEST(Oneshot, ReceiverGoneFirstHandsTheValueBack) {
   auto back = std::move(tx).send("kept");
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(*back, "kept");
+}
+
+// A receiver assigned over is gone, as a destroyed one is: the send hands
+// the value back (a defaulted assignment reported it sent, to no one).
+TEST(Oneshot, AReceiverAssignedOverIsGone) {
+  auto [tx, rx] = oneshot<std::string>();
+  auto [other_tx, other_rx] = oneshot<std::string>();
+  rx = std::move(other_rx);
+  EXPECT_TRUE(tx.is_closed());
+  auto back = std::move(tx).send("kept");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(*back, "kept");
+  EXPECT_FALSE(std::move(other_tx).send("read").has_value());
+  EXPECT_EQ(rx.try_recv()->value(), "read");
+  // The moved-from receiver is empty: a clear error, not a null dereference.
+  EXPECT_THROW((void)other_rx.try_recv(), runtime_misuse);  // NOLINT(bugprone-use-after-move): the point
+  EXPECT_THROW((void)other_rx.operator co_await(), runtime_misuse);
 }
 
 TEST(Oneshot, TryRecv) {

@@ -40,7 +40,8 @@ class join_job : public job {
   using result_type = std::invoke_result_t<F&, bool>;
   join_job(F& f, worker* owner) noexcept : job(&join_job::execute), f_(f), done_(owner) {}
 
-  void run_inline() noexcept {
+  // job_result::run catches everything f_ throws (it is kept for the joiner).
+  void run_inline() noexcept {  // NOLINT(bugprone-exception-escape)
     auto call = [this]() -> decltype(auto) { return f_(false); };
     result_.run(call);
   }
@@ -48,7 +49,7 @@ class join_job : public job {
   job_result<result_type>& result() noexcept { return result_; }
 
  private:
-  static void execute(job* self) noexcept {
+  static void execute(job* self) noexcept {  // NOLINT(bugprone-exception-escape): as run_inline
     auto* j = static_cast<join_job*>(self);
     auto call = [j]() -> decltype(auto) { return j->f_(true); };
     j->result_.run(call);

@@ -95,7 +95,8 @@ class pool {
   pool();
   explicit pool(pool_options options);
   pool(pool&&) noexcept = default;
-  pool& operator=(pool&&) noexcept = default;
+  // The pool given up is shut down first, with the destructor's check.
+  pool& operator=(pool&& other) noexcept;
   ~pool();
 
   static pool_builder builder();

@@ -103,7 +103,16 @@ class join_set {
   join_set(const join_set&) = delete;
   join_set& operator=(const join_set&) = delete;
   join_set(join_set&&) noexcept = default;
-  join_set& operator=(join_set&&) noexcept = default;
+  // The set given up aborts its tasks first, as its destructor would (a
+  // defaulted assignment let them run on, detached).
+  join_set& operator=(join_set&& other) noexcept {
+    if (this != &other) {
+      abort_all();
+      state_ = std::move(other.state_);
+      members_ = std::move(other.members_);
+    }
+    return *this;
+  }
   ~join_set() { abort_all(); }
 
   // Spawns onto the calling task's runtime.

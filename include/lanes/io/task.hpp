@@ -54,7 +54,10 @@ struct task_promise : task_promise_base {
   task<T> get_return_object() noexcept;
   template <class U = T>
   requires std::is_convertible_v<U&&, T>
-  void return_value(U&& v) noexcept(std::is_nothrow_constructible_v<T, U&&>) {
+  // clang-tidy 14 does not weigh the condition: noexcept only where T's
+  // constructor cannot throw, and then emplace cannot either.
+  void return_value(U&& v) noexcept(  // NOLINT(bugprone-exception-escape)
+      std::is_nothrow_constructible_v<T, U&&>) {
     value.template emplace<1>(std::forward<U>(v));
   }
   // Moves the value out and leaves the slot empty, so a second take is an

@@ -75,6 +75,7 @@ class cancellation_token {
   // every call would dereference).
   cancellation_token(const cancellation_token&) = default;
   cancellation_token& operator=(const cancellation_token&) = default;
+  // NOLINTNEXTLINE(performance-move-constructor-init): the copy is the point
   cancellation_token(cancellation_token&& other) noexcept : state_(other.state_) {}
   cancellation_token& operator=(cancellation_token&& other) noexcept {
     state_ = other.state_;

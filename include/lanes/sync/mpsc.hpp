@@ -230,28 +230,25 @@ class mpsc_receiver {
  public:
   explicit mpsc_receiver(std::shared_ptr<state_t> s) noexcept : state_(std::move(s)) {}
   mpsc_receiver(mpsc_receiver&&) noexcept = default;
-  mpsc_receiver& operator=(mpsc_receiver&&) noexcept = default;
+  // The receiver given up closes its channel first, as its destructor would
+  // (a defaulted assignment let go of it silently: its senders kept
+  // waiting for room that no one would make).
+  mpsc_receiver& operator=(mpsc_receiver&& other) noexcept {
+    if (this != &other) {
+      if (state_) close_state(*state_);
+      state_ = std::move(other.state_);
+    }
+    return *this;
+  }
   mpsc_receiver(const mpsc_receiver&) = delete;
   mpsc_receiver& operator=(const mpsc_receiver&) = delete;
   ~mpsc_receiver() {
-    if (state_) close();
+    if (state_) close_state(*state_);
   }
 
   // Refuses further sends (waiting senders get their values back); what is
   // queued can still be received.
-  void close() {
-    state_t& s = detail::handle_state(state_, "lanes::mpsc_receiver::close");
-    std::vector<detail::waker> to_wake;
-    {
-      std::lock_guard lock(s.mutex);
-      s.receiver_closed = true;
-      while (detail::waiter_node* node = s.senders.front()) {
-        to_wake.push_back(s.senders.pop_front_notified());
-        node->refused = true;
-      }
-    }
-    for (auto& w : to_wake) std::move(w).wake();
-  }
+  void close() { close_state(detail::handle_state(state_, "lanes::mpsc_receiver::close")); }
 
   // Without waiting: a message, `closed` (all senders gone and nothing
   // queued), or std::nullopt (nothing now).
@@ -331,6 +328,19 @@ class mpsc_receiver {
   recv_awaiter recv() { return recv_awaiter(detail::handle_state(state_, "lanes::mpsc_receiver::recv")); }
 
  private:
+  void close_state(state_t& s) noexcept {
+    std::vector<detail::waker> to_wake;
+    {
+      std::lock_guard lock(s.mutex);
+      s.receiver_closed = true;
+      while (detail::waiter_node* node = s.senders.front()) {
+        to_wake.push_back(s.senders.pop_front_notified());
+        node->refused = true;
+      }
+    }
+    for (auto& w : to_wake) std::move(w).wake();
+  }
+
   enum class take { value, empty, closed };
   static take take_locked(state_t& s, std::vector<detail::waker>& to_wake, std::optional<T>& value) {
     if (s.queue.empty()) return s.senders_alive == 0 ? take::closed : take::empty;

@@ -21,6 +21,7 @@
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
+#include <lanes/sync/detail/handle_state.hpp>
 
 namespace lanes {
 
@@ -93,23 +94,27 @@ class oneshot_receiver {
  public:
   explicit oneshot_receiver(std::shared_ptr<detail::oneshot_state<T>> s) noexcept : state_(std::move(s)) {}
   oneshot_receiver(oneshot_receiver&&) noexcept = default;
-  oneshot_receiver& operator=(oneshot_receiver&&) noexcept = default;
+  // The receiver given up tells its sender it is gone first, as its
+  // destructor would (a defaulted assignment let go of it silently: the
+  // send reported success for a value no one would read).
+  oneshot_receiver& operator=(oneshot_receiver&& other) noexcept {
+    if (this != &other) {
+      drop();
+      state_ = std::move(other.state_);
+    }
+    return *this;
+  }
   oneshot_receiver(const oneshot_receiver&) = delete;
   oneshot_receiver& operator=(const oneshot_receiver&) = delete;
-  ~oneshot_receiver() {
-    if (!state_) return;
-    detail::waker dropped;
-    std::lock_guard lock(state_->mutex);
-    state_->receiver_gone = true;
-    dropped = std::move(state_->waiter);
-  }
+  ~oneshot_receiver() { drop(); }
 
   // Without waiting: the value, `closed` if the sender is gone without
   // sending, or std::nullopt if nothing has happened yet.
   std::optional<result<T, closed>> try_recv() {
-    std::lock_guard lock(state_->mutex);
-    if (!state_->sender_done) return std::nullopt;
-    return take_locked();
+    auto& s = detail::handle_state(state_, "lanes::oneshot_receiver::try_recv");
+    std::lock_guard lock(s.mutex);
+    if (!s.sender_done) return std::nullopt;
+    return take_from(s);
   }
 
   class awaiter {
@@ -153,8 +158,9 @@ class oneshot_receiver {
     bool registered_ = false;
   };
 
-  awaiter operator co_await() & noexcept { return awaiter(*state_); }
-  awaiter operator co_await() && noexcept { return awaiter(*state_); }
+  // An empty (moved-from) receiver is a runtime_misuse (sync/detail/handle_state.hpp).
+  awaiter operator co_await() & { return awaiter(detail::handle_state(state_, "co_await lanes::oneshot_receiver")); }
+  awaiter operator co_await() && { return awaiter(detail::handle_state(state_, "co_await lanes::oneshot_receiver")); }
 
  private:
   static result<T, closed> take_from(detail::oneshot_state<T>& s) {
@@ -163,7 +169,15 @@ class oneshot_receiver {
     s.value.reset();
     return v;
   }
-  result<T, closed> take_locked() { return take_from(*state_); }
+
+  void drop() noexcept {
+    if (!state_) return;
+    const auto state = std::move(state_);  // destroyed last, after the lock
+    detail::waker dropped;                 // released after the lock
+    std::lock_guard lock(state->mutex);
+    state->receiver_gone = true;
+    dropped = std::move(state->waiter);
+  }
 
   std::shared_ptr<detail::oneshot_state<T>> state_;
 };

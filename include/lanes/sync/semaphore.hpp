@@ -100,7 +100,12 @@ class semaphore {
   // Adds permits; wakes the waiters they satisfy, in order. More permits
   // than a size_t counts is a std::overflow_error (the count used to wrap
   // around to a handful).
-  void release(std::size_t n) { add(n, true); }
+  void release(std::size_t n) {
+    if (!add(n, true)) {
+      throw std::overflow_error("lanes::semaphore::release(" + std::to_string(n) +
+                                "): the count would pass the most a semaphore holds, " + std::to_string(SIZE_MAX));
+    }
+  }
 
   // Wakes every waiter with `closed`; later acquires fail at once.
   void close() {
@@ -199,26 +204,24 @@ class semaphore {
  private:
   friend class semaphore_permit;
 
-  // checked: past SIZE_MAX throws; else the count stops at SIZE_MAX. A
-  // permit gives back what it took, unchecked: it can pass the top only if
-  // the owner also released permits it never had, and a destructor must
-  // not throw.
-  void add(std::size_t n, bool checked) {
+  // Past SIZE_MAX, all_or_nothing adds nothing and returns false (release
+  // then throws); otherwise the count stops at SIZE_MAX. A permit gives
+  // back what it took that second way: it can pass the top only if the
+  // owner also released permits it never had, and a destructor must not
+  // throw. Nothing here throws an error of its own.
+  bool add(std::size_t n, bool all_or_nothing) {
     std::vector<detail::waker> to_wake;
     {
       std::lock_guard lock(mutex_);
       if (n > SIZE_MAX - available_) {
-        if (checked) {
-          throw std::overflow_error(
-              "lanes::semaphore::release(" + std::to_string(n) + "): " + std::to_string(available_) +
-              " permits are available, and a semaphore counts at most " + std::to_string(SIZE_MAX));
-        }
+        if (all_or_nothing) return false;
         n = SIZE_MAX - available_;
       }
       available_ += n;
       grant_locked(to_wake);
     }
     for (auto& w : to_wake) std::move(w).wake();
+    return true;
   }
 
   // Grants permits to waiters in order while the first one can be served.
@@ -237,7 +240,7 @@ class semaphore {
 };
 
 inline void semaphore_permit::release() noexcept {
-  if (sem_ != nullptr && count_ > 0) sem_->add(count_, false);
+  if (sem_ != nullptr && count_ > 0) (void)sem_->add(count_, false);
   sem_ = nullptr;
   count_ = 0;
   keep_alive_.reset();

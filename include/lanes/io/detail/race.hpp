@@ -72,7 +72,9 @@ class race_branch {
   explicit race_branch(A&& a) : awaitable_(std::forward<A>(a)) {}
   // Before the race starts only (no awaiter made yet), as for every lanes
   // awaiter: so that a race can be a branch of another race.
-  race_branch(race_branch&& other) : awaitable_(std::forward<A>(other.awaitable_)) {}
+  // Not noexcept: it moves the user's awaitable, whatever that promises.
+  race_branch(race_branch&& other)  // NOLINT(performance-noexcept-move-constructor)
+      : awaitable_(std::forward<A>(other.awaitable_)) {}
   race_branch(const race_branch&) = delete;
   race_branch& operator=(const race_branch&) = delete;
 
@@ -116,7 +118,7 @@ class race {
   static_assert(size >= 1 && size <= task_state::max_race_bits, "lanes: a race has 1 to 32 branches");
 
   explicit race(Pick pick, Awaitables&&... a) : pick_(pick), branches_(std::forward<Awaitables>(a)...) {}
-  race(race&&) = default;  // before it starts only
+  race(race&&) = default;  // NOLINT(performance-noexcept-move-constructor): before it starts only; as race_branch
   race(const race&) = delete;
   race& operator=(const race&) = delete;
 
