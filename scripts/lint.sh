@@ -10,7 +10,8 @@
 #                    instantiate them: src/ alone instantiates few of them
 #                    (transform_reduce's moved-from identity was found this
 #                    way). Reports findings in include/ and src/ only, not
-#                    in the test files (about 10 min on 2 cores)
+#                    in the test files (15 min on 2 cores, measured
+#                    while other builds shared them)
 #   lint.sh fix      rewrites the tracked sources in .clang-format's style
 # Either check fails on the first finding: a finding is fixed, or silenced
 # where it stands with a NOLINT(check) and the reason.

@@ -54,6 +54,18 @@ void bound_holds(std::size_t permits, int requests) {
   EXPECT_EQ(g.available(), permits);
 }
 
+// Takes a gate's only permit with work that runs until `release`; returns
+// the holder's handle once that work is running.
+task<join_handle<void>> hold_the_only_permit(gate& g, std::atomic<bool>& release) {
+  auto holder = spawn([](gate& g, std::atomic<bool>& release) -> task<void> {
+    co_await g.run([&release] {
+      while (!release.load()) std::this_thread::sleep_for(100us);
+    });
+  }(g, release));
+  while (g.metrics().in_flight == 0) co_await sleep(100us);
+  co_return holder;
+}
+
 TEST(Gate, OfOneRunsOneAtATime) { bound_holds(1, 40); }
 TEST(Gate, OfSixtyFourRunsThemAll) { bound_holds(64, 200); }
 
@@ -63,12 +75,7 @@ TEST(Gate, TryRunForShedsWithBusyAndLeavesNothingQueued) {
   gate g(pool, 1);
   rt.block_on([](gate& g) -> task<void> {
     std::atomic<bool> release{false};
-    auto holder = spawn([](gate& g, std::atomic<bool>& release) -> task<void> {
-      co_await g.run([&release] {
-        while (!release.load()) std::this_thread::sleep_for(100us);
-      });
-    }(g, release));
-    while (g.metrics().in_flight == 0) co_await sleep(100us);
+    auto holder = co_await hold_the_only_permit(g, release);
     auto r = co_await g.try_run_for(2ms, [] { return 1; });
     EXPECT_FALSE(r.has_value());
     EXPECT_EQ(g.metrics().shed, 1U);
@@ -93,12 +100,7 @@ TEST(Gate, TryRunForWithoutALimitWaitsForAPermit) {
   gate g(pool, 1);
   rt.block_on([](gate& g) -> task<void> {
     std::atomic<bool> release{false};
-    auto holder = spawn([](gate& g, std::atomic<bool>& release) -> task<void> {
-      co_await g.run([&release] {
-        while (!release.load()) std::this_thread::sleep_for(100us);
-      });
-    }(g, release));
-    while (g.metrics().in_flight == 0) co_await sleep(100us);
+    auto holder = co_await hold_the_only_permit(g, release);
     auto waiter = spawn(g.try_run_for(std::chrono::hours::max(), [] { return 3; }));
     while (g.metrics().waiting == 0) co_await sleep(100us);
     co_await sleep(2ms);

@@ -44,11 +44,18 @@ constexpr steady_time saturated_add(steady_time t, steady_duration d) noexcept {
   return t + d;
 }
 
+// now + d, pinned to the clock's ends: the deadline of every wait that
+// lanes measures from now (sleep, timeout, spin_then_park, wait_for_saturated).
+template <class Rep, class Period>
+steady_time deadline_from_now(std::chrono::duration<Rep, Period> d) noexcept {
+  return saturated_add(std::chrono::steady_clock::now(), saturated_duration(d));
+}
+
 // cv.wait_for(lock, d, pred) for any d: a deadline pinned at "never" waits
 // for pred alone. Returns pred's value, as wait_for does.
 template <class CondVar, class Lock, class Rep, class Period, class Pred>
 bool wait_for_saturated(CondVar& cv, Lock& lock, std::chrono::duration<Rep, Period> d, Pred pred) {
-  const steady_time deadline = saturated_add(std::chrono::steady_clock::now(), saturated_duration(d));
+  const steady_time deadline = deadline_from_now(d);
   if (deadline == steady_time::max()) {
     cv.wait(lock, pred);
     return true;

@@ -50,7 +50,7 @@ inline sleep_awaiter sleep_until(clock::time_point deadline) noexcept { return s
 // too far below zero "long past" (detail/saturating_time.hpp).
 template <class Rep, class Period>
 clock::time_point deadline_after(std::chrono::duration<Rep, Period> d) noexcept {
-  return detail::saturated_add(clock::now(), detail::saturated_duration(d));
+  return detail::deadline_from_now(d);
 }
 
 // sleep(hours::max()) means "forever", not an overflow; sleep(d <= 0)

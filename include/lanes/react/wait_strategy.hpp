@@ -105,8 +105,7 @@ class spin_then_park final : public wait_strategy {
   explicit spin_then_park(std::chrono::nanoseconds spin_for = std::chrono::microseconds(50)) noexcept
       : spin_for_(spin_for) {}
   void wait(idle_context& ctx) const override {
-    const auto until =
-        lanes::detail::saturated_add(std::chrono::steady_clock::now(), lanes::detail::saturated_duration(spin_for_));
+    const auto until = lanes::detail::deadline_from_now(spin_for_);
     for (std::uint32_t i = 1;; ++i) {
       if (ctx.ready()) return;
       lanes::detail::cpu_relax();
