@@ -6,17 +6,18 @@
 #include <pthread.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <utility>
 
 #include <lanes/budget.hpp>
 #include <lanes/config_error.hpp>
+#include <lanes/detail/handle_state.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/errors.hpp>
 
 #include "compute/registry.hpp"
+#include "fatal_misuse.hpp"
 
 namespace lanes::compute {
 
@@ -26,7 +27,9 @@ void registry_deleter::operator()(registry* r) const noexcept {
   if (owning) delete r;
 }
 
-registry& registry_of(pool& p) noexcept { return *p.registry_; }
+registry& registry_of(pool& p) {
+  return lanes::detail::handle_state(p.registry_, "lanes::offload or lanes::gate on a compute pool");
+}
 void inject(registry& r, job* j) { r.inject(j); }
 void detached_begin(registry& r) noexcept { r.detached_begin(); }
 void detached_end(registry& r) noexcept { r.detached_end(); }
@@ -78,8 +81,7 @@ namespace {
 // for itself. A clear abort instead of a deadlock.
 void check_not_own_worker(const detail::registry* r) noexcept {
   if (r != nullptr && r->owns(detail::current_worker())) {
-    std::fputs("lanes: a compute pool destroyed from one of its own workers cannot join itself; aborting\n", stderr);
-    std::abort();
+    lanes::detail::abort_on_misuse("a compute pool destroyed from one of its own workers cannot join itself");
   }
 }
 }  // namespace
@@ -95,8 +97,12 @@ pool& pool::operator=(pool&& other) noexcept {
 }
 
 pool_builder pool::builder() { return pool_builder(); }
-std::size_t pool::threads() const noexcept { return registry_->size(); }
-thread_priority pool::priority() const noexcept { return registry_->options().priority; }
+// An empty (moved-from) pool has no threads and the default priority; the
+// calls that would run something on it are a runtime_misuse.
+std::size_t pool::threads() const noexcept { return registry_ ? registry_->size() : 0; }
+thread_priority pool::priority() const noexcept {
+  return registry_ ? registry_->options().priority : pool_options{}.priority;
+}
 
 const char* describe(thread_priority p) noexcept {
   switch (p) {
@@ -109,8 +115,10 @@ const char* describe(thread_priority p) noexcept {
   }
   return "unknown";
 }
-pool_metrics pool::metrics() const { return registry_->metrics(); }
-bool pool::owns_current_thread() const noexcept { return registry_->owns(detail::current_worker()); }
+pool_metrics pool::metrics() const {
+  return lanes::detail::handle_state(registry_, "lanes::compute::pool::metrics").metrics();
+}
+bool pool::owns_current_thread() const noexcept { return registry_ && registry_->owns(detail::current_worker()); }
 
 pool_builder& pool_builder::threads(std::size_t n) {
   if (n == 0) throw config_error("lanes: compute pool threads(0): a pool needs at least one thread");

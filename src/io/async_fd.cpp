@@ -18,15 +18,16 @@ async_fd::async_fd(int fd) {
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
     throw std::system_error(errno, std::generic_category(), "lanes::async_fd: making the fd non-blocking");
   }
-  key_ = detail::fd_register(*s, fd);
-  owner_ = s;
+  auto fds = detail::fd_table(*s);
+  key_ = detail::fd_register(*fds, fd);
+  fds_ = std::move(fds);
   fd_ = fd;
 }
 
 async_fd& async_fd::operator=(async_fd&& other) noexcept {
   if (this != &other) {
     release();
-    owner_ = std::exchange(other.owner_, nullptr);
+    fds_ = std::move(other.fds_);
     key_ = other.key_;
     fd_ = std::exchange(other.fd_, -1);
   }
@@ -34,8 +35,8 @@ async_fd& async_fd::operator=(async_fd&& other) noexcept {
 }
 
 void async_fd::release() noexcept {
-  if (owner_ != nullptr) detail::fd_deregister(*owner_, key_);
-  owner_ = nullptr;
+  if (fds_) detail::fd_deregister(*fds_, key_);
+  fds_.reset();
   fd_ = -1;
 }
 

@@ -12,10 +12,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
-#include <vector>
 
-#include <lanes/io/detail/task_header.hpp>
+#include "io/fd_registry.hpp"
 
 namespace lanes::detail {
 
@@ -40,21 +40,10 @@ class driver {
     parked_deadline_.store(deadline_ns, std::memory_order_release);
   }
 
-  // --- file descriptors (io/detail/fd_readiness.hpp) ---
-  // A registration is a slot in fds_; its key (what epoll hands back) is
-  // (index + 1) << 32 | generation, so an event for a slot that has been
-  // deregistered (and maybe reused) since is recognised and dropped. Slots
-  // and their wakers are guarded by fd_mutex_; wakers are woken after it
-  // is released.
-  std::uint64_t fd_register(int fd);
-  void fd_deregister(std::uint64_t key) noexcept;
-  // Arms a one-shot wait for `direction` (fd_read or fd_write): `w` is woken
-  // when the fd is ready for it, has hung up or failed. false: stale key.
-  bool fd_arm(std::uint64_t key, unsigned direction, waker& w);
-  void fd_disarm(std::uint64_t key, unsigned direction) noexcept;
-  std::size_t fd_count() const noexcept { return fd_count_.load(std::memory_order_relaxed); }
-  static constexpr unsigned fd_read = 0;
-  static constexpr unsigned fd_write = 1;
+  // The file descriptors registered with this epoll instance (async_fd),
+  // shared with each registration: io/fd_registry.hpp.
+  const std::shared_ptr<fd_registry>& fds() const noexcept { return fds_; }
+  std::size_t fd_count() const noexcept { return fds_->count(); }
 
  private:
   std::mutex lock_;
@@ -63,19 +52,7 @@ class driver {
   int timer_fd_ = -1;
   std::uint64_t armed_ns_ = 0;  // what timer_fd_ is armed for (under lock_)
   std::atomic<std::uint64_t> parked_deadline_{0};
-
-  struct fd_slot {
-    int fd = -1;
-    std::uint32_t generation = 0;
-    waker waiting[2];  // reader, writer
-  };
-  void dispatch_fd_event(std::uint64_t key, std::uint32_t events) noexcept;
-  // Re-arms the slot's one-shot registration for the directions still waited on.
-  void rearm_locked(std::uint64_t key, fd_slot& slot) noexcept;
-  std::mutex fd_mutex_;
-  std::vector<fd_slot> fds_;
-  std::vector<std::uint32_t> free_fds_;
-  std::atomic<std::size_t> fd_count_{0};
+  std::shared_ptr<fd_registry> fds_;
 };
 
 // Nanoseconds on CLOCK_MONOTONIC, the clock of std::chrono::steady_clock on Linux.

@@ -2,6 +2,7 @@
 #include <lanes/io/runtime.hpp>
 
 #include "budget/env_values.hpp"
+#include "fatal_misuse.hpp"
 #include "io/scheduler.hpp"
 
 namespace lanes {
@@ -109,8 +110,27 @@ runtime runtime_builder::build() const {
 runtime::runtime() : runtime(multi_thread().build()) {}
 runtime::runtime(std::unique_ptr<detail::scheduler> s) noexcept : scheduler_(std::move(s)) {}
 runtime::runtime(runtime&&) noexcept = default;
-runtime& runtime::operator=(runtime&&) noexcept = default;
-runtime::~runtime() = default;
+
+namespace {
+// A worker that shut down its own runtime would wait in join() for itself
+// (std::thread reports "Resource deadlock avoided" and the process
+// terminated with no word of lanes). Say what happened instead.
+void check_not_own_worker(const detail::scheduler* s) noexcept {
+  if (s != nullptr && s->is_own_thread()) {
+    detail::abort_on_misuse("an io runtime destroyed from one of its own worker threads cannot join itself");
+  }
+}
+}  // namespace
+
+runtime& runtime::operator=(runtime&& other) noexcept {
+  if (this != &other) {
+    check_not_own_worker(scheduler_.get());  // the runtime assigned over is shut down here
+    scheduler_ = std::move(other.scheduler_);
+  }
+  return *this;
+}
+
+runtime::~runtime() { check_not_own_worker(scheduler_.get()); }
 
 void runtime::check_block_on_allowed() const {
   if (detail::on_runtime_worker()) {
@@ -118,8 +138,10 @@ void runtime::check_block_on_allowed() const {
   }
 }
 
-unsigned runtime::worker_count() const noexcept { return scheduler_->worker_count(); }
-runtime_metrics runtime::metrics() const { return scheduler_->metrics(); }
-blocking_pool& runtime::blocking() { return scheduler_->blocking(); }
+unsigned runtime::worker_count() const noexcept { return scheduler_ ? scheduler_->worker_count() : 0; }
+runtime_metrics runtime::metrics() const {
+  return detail::handle_state(scheduler_, "lanes::runtime::metrics").metrics();
+}
+blocking_pool& runtime::blocking() { return detail::handle_state(scheduler_, "lanes::runtime::blocking").blocking(); }
 
 }  // namespace lanes

@@ -72,13 +72,12 @@ bool coop_consume() noexcept {
 void schedule_spawned(scheduler& owner, task_header& task) noexcept { owner.spawn(task); }
 int current_worker_index(scheduler& owner, const char* what) { return owner.worker_index_of_caller(what); }
 void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(task); }
-std::uint64_t fd_register(scheduler& owner, int fd) { return owner.io_driver().fd_register(fd); }
-void fd_deregister(scheduler& owner, std::uint64_t key) noexcept { owner.io_driver().fd_deregister(key); }
-bool fd_arm(scheduler& owner, std::uint64_t key, unsigned direction, waker& w) {
-  return owner.io_driver().fd_arm(key, direction, w);
-}
-void fd_disarm(scheduler& owner, std::uint64_t key, unsigned direction) noexcept {
-  owner.io_driver().fd_disarm(key, direction);
+std::shared_ptr<fd_registry> fd_table(scheduler& owner) { return owner.io_driver().fds(); }
+std::uint64_t fd_register(fd_registry& fds, int fd) { return fds.add(fd); }
+void fd_deregister(fd_registry& fds, std::uint64_t key) noexcept { fds.remove(key); }
+bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w) { return fds.arm(key, direction, w); }
+void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept {
+  fds.disarm(key, direction, task);
 }
 void cancel_now(task_header& task) noexcept {
   if (scheduler* owner = task.owner()) owner->cancel_now(task);

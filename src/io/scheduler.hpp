@@ -106,6 +106,9 @@ class scheduler {
   void report_unhandled(const std::exception_ptr& error, const task_header& task) noexcept;
   runtime_metrics metrics() const;
   unsigned worker_count() const noexcept { return static_cast<unsigned>(workers_.size()); }
+  // True on a thread that runs this runtime's tasks: one of its workers, or
+  // (current-thread flavor) the thread inside its block_on.
+  bool is_own_thread() const noexcept { return own_worker() != nullptr; }
   // A runtime of one worker: no other worker exists to steal from it or to
   // wake, so its own queues need no locked instructions.
   bool alone() const noexcept { return workers_.size() == 1; }

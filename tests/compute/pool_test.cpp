@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -139,6 +140,34 @@ TEST(ComputePool, DestructionWhileIdle) {
     auto p = pool::builder().threads(3).build();
     if (i % 2 == 0) p.install([] {});
   }
+}
+
+// A moved-from pool is empty: it says so instead of dereferencing null.
+TEST(ComputePool, AMovedFromPoolIsEmpty) {
+  pool p = pool::builder().threads(1).build();
+  pool taker(std::move(p));
+  // NOLINTBEGIN(bugprone-use-after-move): what a moved-from pool does is the test
+  EXPECT_EQ(p.threads(), 0U);
+  EXPECT_FALSE(p.owns_current_thread());
+  EXPECT_THROW(p.install([] { return 1; }), runtime_misuse);
+  EXPECT_THROW(p.spawn([] {}), runtime_misuse);
+  EXPECT_THROW(p.metrics(), runtime_misuse);
+  // NOLINTEND(bugprone-use-after-move)
+  EXPECT_EQ(taker.install([] { return 2; }), 2);
+}
+
+// A job that drops the last owner of its pool: the pool cannot join the
+// worker it is destroyed on. A clear message and abort, not a deadlock.
+TEST(ComputePoolDeathTest, DestroyedOnItsOwnWorkerAbortsWithAClearMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto p = std::make_shared<pool>(pool::builder().threads(1).build());
+        p->spawn([keep = p]() mutable { keep.reset(); });
+        p.reset();
+        std::this_thread::sleep_for(2s);
+      },
+      "a compute pool destroyed from one of its own workers cannot join itself");
 }
 
 TEST(ComputePool, ManyPoolsAtOnce) {

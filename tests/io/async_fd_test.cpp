@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -118,6 +119,43 @@ TEST_P(AsyncFdBothFlavors, AWriteWaitsForRoomWhenTheSocketIsFull) {
     co_return written;
   }(sp.fd[0], sp.fd[1]));
   EXPECT_GE(total, 4U * 1024 * 1024);
+}
+
+// One task at a time may wait for each direction. A second waiter used to
+// take the first one's place in silence: the first waited for good, and
+// when it was cancelled it took the second one's waker with it.
+TEST_P(AsyncFdBothFlavors, TwoReadersAtOnceIsAClearError) {
+  auto rt = make();
+  socket_pair sp;
+  rt.block_on([](int fd, int peer) -> task<void> {
+    async_fd conn(fd);
+    auto wait_readable = [](async_fd& f) -> task<void> { co_await f.readable(); };
+    auto first = spawn(wait_readable(conn));
+    co_await sleep(5ms);  // the first waits now
+    auto second = spawn(wait_readable(conn));
+    EXPECT_THROW(co_await second, runtime_misuse);
+    EXPECT_EQ(::write(peer, "x", 1), 1);
+    co_await first;  // still registered: woken by the byte
+  }(sp.fd[0], sp.fd[1]));
+}
+
+// An async_fd kept past its runtime (in an object that lives longer)
+// deregisters into nothing: it used to reach into the freed driver.
+TEST(AsyncFd, OutlivingItsRuntimeIsSafe) {
+  socket_pair sp;
+  std::optional<async_fd> kept;
+  {
+    auto rt = runtime::multi_thread().worker_threads(1).build();
+    rt.block_on([](int fd, std::optional<async_fd>& out) -> task<void> {
+      out.emplace(fd);
+      co_return;
+    }(sp.fd[0], kept));
+  }
+  EXPECT_EQ(kept->fd(), sp.fd[0]);
+  // Waiting on it from another runtime's task: a clear error, not a hang.
+  auto other = runtime::current_thread().build();
+  other.block_on([](async_fd& f) -> task<void> { EXPECT_THROW(co_await f.readable(), std::system_error); }(*kept));
+  kept.reset();  // deregisters into the closed table
 }
 
 TEST(AsyncFd, ARegularFileOrAPlainThreadIsAClearError) {

@@ -220,6 +220,57 @@ TEST(Runtime, BlockOnFromAWorkerIsAnError) {
 
 TEST(Runtime, SpawnOutsideARuntimeIsAnError) { EXPECT_THROW(spawn(value(1)), runtime_misuse); }
 
+// It would wait for its own completion for good; it is told instead.
+TEST_P(BothFlavors, ATaskAwaitingItsOwnHandleIsAClearError) {
+  auto rt = make();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = oneshot<join_handle<int>>();
+    auto h = spawn([](oneshot_receiver<join_handle<int>> own) -> task<int> {
+      join_handle<int> self = (co_await own).value();
+      co_return co_await self;
+    }(std::move(rx)));
+    // The task gets its own handle (the handle moves; the task is the same).
+    EXPECT_FALSE(std::move(tx).send(std::move(h)).has_value());
+    co_await sleep(20ms);
+  }());
+  EXPECT_EQ(rt.metrics().tasks_alive, 0U);  // it ended (with runtime_misuse), not waiting for good
+  EXPECT_EQ(rt.metrics().unhandled_exceptions, 1U);
+}
+
+// A moved-from runtime is empty: it says so instead of dereferencing null.
+TEST(Runtime, AMovedFromRuntimeIsEmpty) {
+  auto rt = multi(1);
+  runtime taker(std::move(rt));
+  // NOLINTBEGIN(bugprone-use-after-move): what a moved-from runtime does is the test
+  EXPECT_EQ(rt.worker_count(), 0U);
+  EXPECT_THROW(rt.spawn(value(1)), runtime_misuse);
+  EXPECT_THROW(rt.block_on(value(1)), runtime_misuse);
+  EXPECT_THROW(rt.metrics(), runtime_misuse);
+  EXPECT_THROW(rt.blocking(), runtime_misuse);
+  // NOLINTEND(bugprone-use-after-move)
+  EXPECT_EQ(taker.block_on(value(2)), 2);
+  rt = multi(1);  // and it can be assigned a new one
+  EXPECT_EQ(rt.block_on(value(3)), 3);
+}
+
+// A task that drops the last owner of its runtime: the runtime cannot join
+// the worker it is destroyed on. A clear message and abort, where the
+// process used to terminate on "Resource deadlock avoided".
+TEST(RuntimeDeathTest, DestroyedOnItsOwnWorkerAbortsWithAClearMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        auto rt = std::make_shared<runtime>(multi(1));
+        rt->spawn([](std::shared_ptr<runtime> self) -> task<void> {
+          co_await sleep(5ms);
+          self.reset();  // the last owner: destroys the runtime here, on its worker
+        }(rt));
+        rt.reset();
+        std::this_thread::sleep_for(2s);
+      },
+      "an io runtime destroyed from one of its own worker threads cannot join itself");
+}
+
 TEST(Runtime, ZeroWorkersIsAConfigError) {
   EXPECT_THROW(runtime::multi_thread().worker_threads(0), config_error);
   EXPECT_THROW(runtime::multi_thread().thread_name(""), config_error);

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include <lanes/compute/detail/entry.hpp>
+#include <lanes/detail/handle_state.hpp>
 
 namespace lanes::compute {
 
@@ -94,6 +95,8 @@ class pool {
   // A pool with the default options (threads from the budget).
   pool();
   explicit pool(pool_options options);
+  // A moved-from pool is empty: threads() is 0, and install, spawn,
+  // metrics, offload and gate on it are a runtime_misuse.
   pool(pool&&) noexcept = default;
   // The pool given up is shut down first, with the destructor's check.
   pool& operator=(pool&& other) noexcept;
@@ -103,11 +106,11 @@ class pool {
 
   template <class F>
   std::invoke_result_t<F&> install(F&& f) {
-    return detail::install(*registry_, f);
+    return detail::install(lanes::detail::handle_state(registry_, "lanes::compute::pool::install"), f);
   }
   template <class F>
   void spawn(F&& f) {
-    detail::spawn_detached(*registry_, std::forward<F>(f));
+    detail::spawn_detached(lanes::detail::handle_state(registry_, "lanes::compute::pool::spawn"), std::forward<F>(f));
   }
 
   std::size_t threads() const noexcept;
@@ -118,7 +121,7 @@ class pool {
 
  private:
   friend pool& default_pool();
-  friend detail::registry& detail::registry_of(pool& p) noexcept;
+  friend detail::registry& detail::registry_of(pool& p);
   struct adopt_tag {};
   // A handle to a registry it does not own (the default pool's).
   pool(adopt_tag, detail::registry* r) noexcept : registry_(r, detail::registry_deleter{false}) {}

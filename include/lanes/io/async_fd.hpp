@@ -14,12 +14,16 @@
 // - read_some / write_some do the syscall only after readiness, never while
 //   a cancellation could still discard the result: cancelled while waiting,
 //   they have read (written) nothing; a read that completed is returned.
-// - One task may wait for each direction at a time.
+// - One task may wait for each direction at a time: a second is a
+//   runtime_misuse (it would take the first one's place).
+// - It may outlive its runtime: it then deregisters into nothing, and a
+//   wait on it is a std::system_error (bad_file_descriptor).
 #pragma once
 
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <system_error>
 #include <utility>
@@ -36,7 +40,7 @@ class async_fd {
   // An fd epoll cannot watch (a regular file) is a std::system_error.
   explicit async_fd(int fd);
   async_fd(async_fd&& other) noexcept
-      : owner_(std::exchange(other.owner_, nullptr)), key_(other.key_), fd_(std::exchange(other.fd_, -1)) {}
+      : fds_(std::move(other.fds_)), key_(other.key_), fd_(std::exchange(other.fd_, -1)) {}
   async_fd& operator=(async_fd&& other) noexcept;
   async_fd(const async_fd&) = delete;
   async_fd& operator=(const async_fd&) = delete;
@@ -51,26 +55,26 @@ class async_fd {
     readiness(const readiness&) = delete;
     readiness& operator=(const readiness&) = delete;
     ~readiness() {
-      if (armed_) detail::fd_disarm(*fd_.owner_, fd_.key_, direction_);
+      if (waiting_ != nullptr) detail::fd_disarm(*fd_.fds_, fd_.key_, direction_, waiting_);
     }
     bool await_ready() const noexcept { return false; }
     bool await_suspend(std::coroutine_handle<> h) {
       auto& self = detail::require_current_task("co_await async_fd readiness");
       self.set_resume_point(h);
       detail::waker w = self.make_waker();
-      if (fd_.owner_ == nullptr || !detail::fd_arm(*fd_.owner_, fd_.key_, direction_, w)) {
+      if (!fd_.fds_ || !detail::fd_arm(*fd_.fds_, fd_.key_, direction_, w)) {
         throw std::system_error(std::make_error_code(std::errc::bad_file_descriptor),
                                 "lanes: waiting on an async_fd that is no longer registered");
       }
-      armed_ = true;
+      waiting_ = &self;
       return true;
     }
-    void await_resume() noexcept { armed_ = false; }
+    void await_resume() noexcept { waiting_ = nullptr; }
 
    private:
     async_fd& fd_;
     unsigned direction_;
-    bool armed_ = false;
+    const detail::task_header* waiting_ = nullptr;  // armed for this task
   };
 
   readiness readable() noexcept { return readiness(*this, 0); }
@@ -85,7 +89,7 @@ class async_fd {
   void release() noexcept;
   template <class Syscall>
   task<result<std::size_t, std::error_code>> retry(unsigned direction, Syscall io);
-  detail::scheduler* owner_ = nullptr;
+  std::shared_ptr<detail::fd_registry> fds_;  // null: empty (moved from, released)
   std::uint64_t key_ = 0;
   int fd_ = -1;
 };

@@ -152,6 +152,10 @@ class join_handle {
     }
     bool await_suspend(std::coroutine_handle<> h) {
       auto& self = detail::require_current_task("co_await join_handle");
+      if (handle->task_ == &self) {
+        // It would wait for its own completion, which waits for it: for good.
+        throw runtime_misuse("lanes: a task awaiting its own join_handle would wait for itself forever");
+      }
       self.set_resume_point(h);
       detail::waker w = self.make_waker();
       if (handle->is_finished()) {

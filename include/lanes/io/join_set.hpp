@@ -15,6 +15,7 @@
 // shared completion queue, even when it is cancelled.
 #pragma once
 
+#include <algorithm>
 #include <coroutine>
 #include <deque>
 #include <exception>
@@ -102,6 +103,8 @@ class join_set {
   join_set() : state_(std::make_shared<shared_state>()) {}
   join_set(const join_set&) = delete;
   join_set& operator=(const join_set&) = delete;
+  // A moved-from set is an empty set: size() 0, join_next() returns at once
+  // with nothing, and spawn() starts it afresh.
   join_set(join_set&&) noexcept = default;
   // The set given up aborts its tasks first, as its destructor would (a
   // defaulted assignment let them run on, detached).
@@ -115,13 +118,23 @@ class join_set {
   }
   ~join_set() { abort_all(); }
 
-  // Spawns onto the calling task's runtime.
+  // Spawns onto the calling task's runtime. Misuse (an empty task, a call
+  // outside an io task) throws runtime_misuse before anything is counted:
+  // the set is as it was. (Only a std::bad_alloc for the task's header,
+  // thrown once its wrapper exists, leaves a member that join_next reports
+  // as cancelled: the wrapper's destructor records it so.)
   void spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
+    if (!t.valid()) throw runtime_misuse("lanes::join_set::spawn of an empty task (moved from or released)");
+    if (detail::current_scheduler() == nullptr) {
+      throw runtime_misuse("lanes::join_set::spawn called outside an io task: call it inside a task");
+    }
+    if (!state_) state_ = std::make_shared<shared_state>();
+    if (members_.size() == members_.capacity()) members_.reserve(std::max<std::size_t>(8, 2 * members_.size()));
     {
       std::lock_guard lock(state_->mutex);
       ++state_->unfinished;
     }
-    members_.push_back(lanes::spawn(member(recorder(state_, std::move(t))), name, where));
+    members_.push_back(lanes::spawn(member(recorder(state_, std::move(t))), name, where));  // room reserved: no throw
   }
 
   // Aborts every member still running; each is cancelled at its next
@@ -141,6 +154,7 @@ class join_set {
 
   // Members spawned and not yet returned by join_next.
   std::size_t size() const {
+    if (!state_) return 0;  // moved from
     std::lock_guard lock(state_->mutex);
     return state_->unfinished + state_->finished.size();
   }
@@ -148,37 +162,49 @@ class join_set {
 
   class next_awaiter {
    public:
-    explicit next_awaiter(shared_state& s) noexcept : state_(s) {}
+    // `s` null: the set was moved from, and has no members.
+    explicit next_awaiter(shared_state* s) noexcept : state_(s) {}
     next_awaiter(const next_awaiter&) = delete;
     next_awaiter& operator=(const next_awaiter&) = delete;
     ~next_awaiter() {
       if (!registered_) return;
+      // Cancelled while waiting: give up the slot, if it is still ours. A
+      // member's push may have taken our waker (we were woken, and are
+      // destroyed before we ran), and another task may wait there now.
       detail::waker dropped;
-      std::lock_guard lock(state_.mutex);
-      dropped = std::move(state_.waiter);  // cancelled while waiting: give up the slot
+      std::lock_guard lock(state_->mutex);
+      if (state_->waiter.targets(waiting_)) dropped = std::move(state_->waiter);
     }
 
     bool await_ready() {
-      std::lock_guard lock(state_.mutex);
-      return !state_.finished.empty() || state_.unfinished == 0;
+      if (state_ == nullptr) return true;
+      std::lock_guard lock(state_->mutex);
+      return !state_->finished.empty() || state_->unfinished == 0;
     }
     bool await_suspend(std::coroutine_handle<> h) {
       auto& self = detail::require_current_task("co_await join_set::join_next()");
       self.set_resume_point(h);
       detail::waker w = self.make_waker();
-      std::lock_guard lock(state_.mutex);
-      if (!state_.finished.empty() || state_.unfinished == 0) return false;
-      state_.waiter = std::move(w);
+      std::lock_guard lock(state_->mutex);
+      if (!state_->finished.empty() || state_->unfinished == 0) return false;
+      if (state_->waiter) {
+        // The slot holds one waker: a second one would replace the first,
+        // and that task would wait for good.
+        throw runtime_misuse("lanes::join_set::join_next awaited by two tasks at once: one task at a time may wait");
+      }
+      state_->waiter = std::move(w);
+      waiting_ = &self;
       registered_ = true;
       return true;
     }
     auto await_resume() {
       registered_ = false;
-      std::unique_lock lock(state_.mutex);
       using result_type = std::conditional_t<std::is_void_v<T>, bool, std::optional<T>>;
-      if (state_.finished.empty()) return result_type{};
-      outcome o = std::move(state_.finished.front());
-      state_.finished.pop_front();
+      if (state_ == nullptr) return result_type{};
+      std::unique_lock lock(state_->mutex);
+      if (state_->finished.empty()) return result_type{};
+      outcome o = std::move(state_->finished.front());
+      state_->finished.pop_front();
       lock.unlock();
       if (o.index() == 1) std::rethrow_exception(std::get<1>(o));
       if (o.index() == 2) throw task_cancelled();
@@ -190,13 +216,14 @@ class join_set {
     }
 
    private:
-    shared_state& state_;
+    shared_state* state_;
+    const detail::task_header* waiting_ = nullptr;  // the task whose waker we left in the slot
     bool registered_ = false;
   };
 
   // The next member to finish: std::optional<T> (bool for join_set<void>),
   // empty once no member is left.
-  next_awaiter join_next() noexcept { return next_awaiter(*state_); }
+  next_awaiter join_next() noexcept { return next_awaiter(state_.get()); }
 
  private:
   std::shared_ptr<shared_state> state_;

@@ -21,6 +21,7 @@
 
 #include <lanes/blocking/blocking_pool.hpp>
 #include <lanes/budget.hpp>
+#include <lanes/detail/handle_state.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/join_handle.hpp>
 #include <lanes/io/metrics.hpp>
@@ -97,15 +98,21 @@ class runtime {
 
   // A multi-thread runtime sized from the budget.
   runtime();
+  // A moved-from runtime is empty: worker_count() is 0, and spawn,
+  // block_on, metrics and blocking on it are a runtime_misuse.
   runtime(runtime&&) noexcept;
+  // The runtime assigned over is shut down first, as its destructor would.
   runtime& operator=(runtime&&) noexcept;
+  // Shuts down: cancels the tasks still pending, joins the workers. From
+  // one of its own workers (a task dropping the last owner of its runtime)
+  // it cannot join itself: a message on stderr, then abort.
   ~runtime();
 
   // Starts `t` on this runtime; callable from any thread.
   template <class T>
   join_handle<T> spawn(task<T> t, const char* name = nullptr,
                        lanes::source_location where = lanes::source_location::current()) {
-    return spawn_on(*scheduler_, std::move(t), name, where);
+    return spawn_on(detail::handle_state(scheduler_, "lanes::runtime::spawn"), std::move(t), name, where);
   }
 
   // Runs `t` to completion and returns its result (or rethrows). Call it from
@@ -113,8 +120,9 @@ class runtime {
   template <class T>
   T block_on(task<T> t, lanes::source_location where = lanes::source_location::current()) {
     check_block_on_allowed();
-    auto handle = spawn_on(*scheduler_, std::move(t), "block_on", where);
-    detail::wait_blocking(*scheduler_, *handle.header());
+    auto& s = detail::handle_state(scheduler_, "lanes::runtime::block_on");
+    auto handle = spawn_on(s, std::move(t), "block_on", where);
+    detail::wait_blocking(s, *handle.header());
     return handle.take_completed_result();
   }
 

@@ -29,10 +29,10 @@
 #include <utility>
 #include <vector>
 
+#include <lanes/detail/handle_state.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
-#include <lanes/sync/detail/handle_state.hpp>
 #include <lanes/sync/detail/waiter_list.hpp>
 
 namespace lanes {

@@ -18,10 +18,10 @@
 #include <optional>
 #include <utility>
 
+#include <lanes/detail/handle_state.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
-#include <lanes/sync/detail/handle_state.hpp>
 
 namespace lanes {
 
@@ -158,7 +158,7 @@ class oneshot_receiver {
     bool registered_ = false;
   };
 
-  // An empty (moved-from) receiver is a runtime_misuse (sync/detail/handle_state.hpp).
+  // An empty (moved-from) receiver is a runtime_misuse (lanes/detail/handle_state.hpp).
   awaiter operator co_await() & { return awaiter(detail::handle_state(state_, "co_await lanes::oneshot_receiver")); }
   awaiter operator co_await() && { return awaiter(detail::handle_state(state_, "co_await lanes::oneshot_receiver")); }
 

@@ -26,7 +26,7 @@ struct registry_deleter {
 };
 
 // The registry behind a pool handle.
-registry& registry_of(pool& p) noexcept;
+registry& registry_of(pool& p);  // runtime_misuse for an empty (moved-from) pool
 // Submits a job from outside the pool and wakes a worker for it.
 void inject(registry& r, job* j);
 // Applies the pool's io_worker_policy when the caller is an io worker.

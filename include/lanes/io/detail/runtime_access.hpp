@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include <lanes/io/detail/task_header.hpp>
 #include <lanes/io/detail/timer_entry.hpp>
@@ -46,13 +47,19 @@ bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline
 bool timer_cancel(scheduler& owner, timer_entry& entry) noexcept;
 std::uint64_t monotonic_now_ns() noexcept;
 
-// File descriptors: readiness through the runtime's epoll driver
-// (src/io/driver.hpp). fd_register throws std::system_error.
-std::uint64_t fd_register(scheduler& owner, int fd);
-void fd_deregister(scheduler& owner, std::uint64_t key) noexcept;
-// direction 0: readable, 1: writable. false: the registration is gone.
-bool fd_arm(scheduler& owner, std::uint64_t key, unsigned direction, waker& w);
-void fd_disarm(scheduler& owner, std::uint64_t key, unsigned direction) noexcept;
+// File descriptors: readiness through the runtime's epoll driver. The
+// table of registrations (src/io/fd_registry.hpp) is shared by the
+// runtime and each async_fd, which may outlive the runtime: then its calls
+// find the table closed. fd_register throws std::system_error.
+class fd_registry;
+std::shared_ptr<fd_registry> fd_table(scheduler& owner);
+std::uint64_t fd_register(fd_registry& fds, int fd);
+void fd_deregister(fd_registry& fds, std::uint64_t key) noexcept;
+// direction 0: readable, 1: writable. false: the registration is gone. A
+// second waiter for one direction is a runtime_misuse.
+bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w);
+// Takes back the waker of `direction` if it still wakes `task`.
+void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept;
 
 // A task suspends on an offload to another lane / comes back from it: a
 // worker out of work looks a little longer before parking meanwhile.

@@ -79,6 +79,9 @@ class waker {
   ~waker();
 
   explicit operator bool() const noexcept { return task_ != nullptr; }
+  // Whether this waker wakes `task` (false when empty): for a slot that
+  // holds one waiter, so that a waiter leaving takes back only its own.
+  bool targets(const task_header* task) const noexcept { return task_ != nullptr && task_ == task; }
   // Schedules the task (or marks it notified if it is running); consumes the waker.
   void wake() && noexcept;
   // Starts loading what wake() touches of the task (task_header::prefetch).
