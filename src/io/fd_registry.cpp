@@ -50,7 +50,7 @@ void fd_registry::remove(std::uint64_t key) noexcept {
   slot* s = slot_of(key);
   if (s == nullptr) return;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s->fd, nullptr);  // EBADF if the user closed it first: fine
-  for (int d = 0; d < 2; ++d) dropped[d] = static_cast<waker&&>(s->waiting[d]);
+  for (int d = 0; d < 2; ++d) dropped[d] = s->waiting[d].take();
   s->fd = -1;
   ++s->generation;  // events still in flight for the old key are dropped
   free_.push_back(static_cast<std::uint32_t>((key >> 32) - 1));
@@ -61,11 +61,8 @@ bool fd_registry::arm(std::uint64_t key, unsigned direction, waker& w) {
   std::lock_guard lock(mutex_);
   slot* s = slot_of(key);
   if (s == nullptr) return false;
-  if (s->waiting[direction]) {
-    throw runtime_misuse(direction == read ? "lanes::async_fd: two tasks wait for it to be readable at once"
-                                           : "lanes::async_fd: two tasks wait for it to be writable at once");
-  }
-  s->waiting[direction] = static_cast<waker&&>(w);
+  s->waiting[direction].occupy(static_cast<waker&&>(w),
+                               direction == read ? "lanes::async_fd::readable" : "lanes::async_fd::writable");
   rearm_locked(key, *s);
   return true;
 }
@@ -74,7 +71,7 @@ void fd_registry::disarm(std::uint64_t key, unsigned direction, const task_heade
   waker dropped;  // released after the lock
   std::lock_guard lock(mutex_);
   slot* s = slot_of(key);
-  if (s != nullptr && s->waiting[direction].targets(task)) dropped = static_cast<waker&&>(s->waiting[direction]);
+  if (s != nullptr) dropped = s->waiting[direction].leave(task);
 }
 
 void fd_registry::rearm_locked(std::uint64_t key, slot& s) noexcept {
@@ -93,8 +90,8 @@ void fd_registry::dispatch(std::uint64_t key, std::uint32_t events) noexcept {
     slot* s = slot_of(key);
     if (s == nullptr) return;  // deregistered since
     const bool failed = (events & (EPOLLERR | EPOLLHUP)) != 0;
-    if (failed || (events & (EPOLLIN | EPOLLRDHUP)) != 0) ready[read] = static_cast<waker&&>(s->waiting[read]);
-    if (failed || (events & EPOLLOUT) != 0) ready[write] = static_cast<waker&&>(s->waiting[write]);
+    if (failed || (events & (EPOLLIN | EPOLLRDHUP)) != 0) ready[read] = s->waiting[read].take();
+    if (failed || (events & EPOLLOUT) != 0) ready[write] = s->waiting[write].take();
     if (s->waiting[read] || s->waiting[write]) rearm_locked(key, *s);  // one-shot: still wanted
   }
   for (auto& w : ready) std::move(w).wake();

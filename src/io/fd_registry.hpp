@@ -22,6 +22,7 @@
 #include <vector>
 
 #include <lanes/io/detail/task_header.hpp>
+#include <lanes/io/detail/waiter_slot.hpp>
 
 namespace lanes::detail {
 
@@ -56,7 +57,7 @@ class fd_registry {
   struct slot {
     int fd = -1;
     std::uint32_t generation = 0;
-    waker waiting[2];  // reader, writer
+    waiter_slot waiting[2];  // reader, writer
   };
   slot* slot_of(std::uint64_t key) noexcept;
   // Re-arms the slot's one-shot registration for the directions still waited on.

@@ -237,6 +237,26 @@ TEST_P(BothFlavors, ATaskAwaitingItsOwnHandleIsAClearError) {
   EXPECT_EQ(rt.metrics().unhandled_exceptions, 1U);
 }
 
+// finished() leaves the outcome, so a handle may be awaited again, but by
+// one task at a time: a second waiter used to replace the first one's
+// waker, and the first waited for good.
+TEST_P(BothFlavors, TwoTasksAwaitingOneHandleAtOnceIsAClearError) {
+  auto rt = make();
+  rt.block_on([]() -> task<void> {
+    auto h = spawn([]() -> task<int> {
+      co_await sleep(20ms);
+      co_return 4;
+    }());
+    auto watch = [](join_handle<int>& h) -> task<void> { co_await h.finished(); };
+    auto first = spawn(watch(h));
+    co_await sleep(5ms);  // the first waits now
+    auto second = spawn(watch(h));
+    EXPECT_THROW(co_await second, runtime_misuse);
+    co_await first;  // woken when h finished
+    EXPECT_EQ(co_await h, 4);
+  }());
+}
+
 // A moved-from runtime is empty: it says so instead of dereferencing null.
 TEST(Runtime, AMovedFromRuntimeIsEmpty) {
   auto rt = multi(1);

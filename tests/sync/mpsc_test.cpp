@@ -102,6 +102,23 @@ TEST(Mpsc, TryRecvAndSendersFromPlainThreads) {
   EXPECT_EQ(sum, 399L * 400 / 2);
 }
 
+// One task at a time may wait in recv (the receiver shared by reference): a
+// second used to replace the first one's waker, and the first waited for
+// good although messages came.
+TEST(Mpsc, TwoTasksInRecvAtOnceIsAClearError) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    auto recv_one = [](mpsc_receiver<int>& r) -> task<int> { co_return (co_await r.recv()).value(); };
+    auto first = spawn(recv_one(rx));
+    co_await sleep(2ms);  // the first waits now
+    auto second = spawn(recv_one(rx));
+    EXPECT_THROW(co_await second, runtime_misuse);
+    EXPECT_FALSE(co_await tx.send(9));
+    EXPECT_EQ(co_await first, 9);
+  }());
+}
+
 TEST(Mpsc, ZeroCapacityIsRejected) { EXPECT_THROW(mpsc_bounded<int>(0), std::invalid_argument); }
 
 // A receiver assigned over closes its channel, as a destroyed one does: its

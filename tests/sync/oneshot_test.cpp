@@ -83,6 +83,23 @@ TEST(Oneshot, AReceiverAssignedOverIsGone) {
   EXPECT_THROW((void)other_rx.operator co_await(), runtime_misuse);
 }
 
+// One task at a time may await a receiver (shared by reference): a second
+// used to replace the first one's waker in silence, and the first waited for
+// good. Now the second gets runtime_misuse, and the first its value.
+TEST(Oneshot, TwoTasksAwaitingOneReceiverIsAClearError) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = oneshot<int>();
+    auto wait = [](oneshot_receiver<int>& r) -> task<int> { co_return (co_await r).value(); };
+    auto first = spawn(wait(rx));
+    co_await sleep(2ms);  // the first waits now
+    auto second = spawn(wait(rx));
+    EXPECT_THROW(co_await second, runtime_misuse);
+    EXPECT_FALSE(std::move(tx).send(7).has_value());
+    EXPECT_EQ(co_await first, 7);
+  }());
+}
+
 TEST(Oneshot, TryRecv) {
   auto [tx, rx] = oneshot<int>();
   EXPECT_FALSE(rx.try_recv().has_value());

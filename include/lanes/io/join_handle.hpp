@@ -163,6 +163,10 @@ class join_handle {
         std::move(w).wake();
         return true;
       }
+      if (handle->task_->joiner_waiting()) {
+        // One waker slot: a second awaiter would replace the first one's.
+        throw runtime_misuse("lanes: a join_handle awaited by two tasks at once: one task at a time may wait");
+      }
       if (handle->task_->register_joiner(w)) {
         registered = true;
         return true;

@@ -26,6 +26,7 @@
 #include <variant>
 #include <vector>
 
+#include <lanes/io/detail/waiter_slot.hpp>
 #include <lanes/io/errors.hpp>
 #include <lanes/io/runtime.hpp>
 
@@ -43,7 +44,7 @@ class join_set {
   struct shared_state {
     std::mutex mutex;
     std::deque<outcome> finished;
-    detail::waker waiter;  // the task blocked in join_next, if any
+    detail::waiter_slot waiter;  // the task blocked in join_next, if any
     std::size_t unfinished = 0;
 
     void push(outcome o) {
@@ -52,7 +53,7 @@ class join_set {
         std::lock_guard lock(mutex);
         finished.push_back(std::move(o));
         --unfinished;
-        to_wake = std::move(waiter);
+        to_wake = waiter.take();
       }
       if (to_wake) std::move(to_wake).wake();
     }
@@ -167,13 +168,10 @@ class join_set {
     next_awaiter(const next_awaiter&) = delete;
     next_awaiter& operator=(const next_awaiter&) = delete;
     ~next_awaiter() {
-      if (!registered_) return;
-      // Cancelled while waiting: give up the slot, if it is still ours. A
-      // member's push may have taken our waker (we were woken, and are
-      // destroyed before we ran), and another task may wait there now.
-      detail::waker dropped;
+      if (waiting_ == nullptr) return;
+      detail::waker dropped;  // cancelled while waiting: give up the slot (if still ours)
       std::lock_guard lock(state_->mutex);
-      if (state_->waiter.targets(waiting_)) dropped = std::move(state_->waiter);
+      dropped = state_->waiter.leave(waiting_);
     }
 
     bool await_ready() {
@@ -187,18 +185,12 @@ class join_set {
       detail::waker w = self.make_waker();
       std::lock_guard lock(state_->mutex);
       if (!state_->finished.empty() || state_->unfinished == 0) return false;
-      if (state_->waiter) {
-        // The slot holds one waker: a second one would replace the first,
-        // and that task would wait for good.
-        throw runtime_misuse("lanes::join_set::join_next awaited by two tasks at once: one task at a time may wait");
-      }
-      state_->waiter = std::move(w);
+      state_->waiter.occupy(std::move(w), "lanes::join_set::join_next");
       waiting_ = &self;
-      registered_ = true;
       return true;
     }
     auto await_resume() {
-      registered_ = false;
+      waiting_ = nullptr;
       using result_type = std::conditional_t<std::is_void_v<T>, bool, std::optional<T>>;
       if (state_ == nullptr) return result_type{};
       std::unique_lock lock(state_->mutex);
@@ -217,8 +209,7 @@ class join_set {
 
    private:
     shared_state* state_;
-    const detail::task_header* waiting_ = nullptr;  // the task whose waker we left in the slot
-    bool registered_ = false;
+    const detail::task_header* waiting_ = nullptr;  // the task whose waker is in the slot
   };
 
   // The next member to finish: std::optional<T> (bool for join_set<void>),

@@ -31,6 +31,7 @@
 
 #include <lanes/detail/handle_state.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/detail/waiter_slot.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
 #include <lanes/sync/detail/waiter_list.hpp>
@@ -46,7 +47,7 @@ struct mpsc_state {
   std::size_t capacity = 0;  // 0: unbounded
   std::size_t reserved = 0;  // room granted to waiting senders that have not pushed yet
   waiter_list senders;       // senders waiting for room
-  waker receiver;            // the receiving task, while it waits
+  waiter_slot receiver;      // the receiving task, while it waits
   std::size_t senders_alive = 0;
   bool receiver_closed = false;
 
@@ -62,7 +63,7 @@ struct mpsc_state {
   // Pushes under the lock; returns the receiver's waker to wake after unlocking.
   waker push_locked(T&& value) {
     queue.push_back(std::move(value));
-    return static_cast<waker&&>(receiver);
+    return receiver.take();
   }
 };
 
@@ -215,7 +216,7 @@ class mpsc_sender {
     detail::waker to_wake;
     {
       std::lock_guard lock(state->mutex);
-      if (--state->senders_alive == 0) to_wake = std::move(state->receiver);
+      if (--state->senders_alive == 0) to_wake = state->receiver.take();
     }
     if (to_wake) std::move(to_wake).wake();
   }
@@ -281,10 +282,10 @@ class mpsc_receiver {
     recv_awaiter(const recv_awaiter&) = delete;
     recv_awaiter& operator=(const recv_awaiter&) = delete;
     ~recv_awaiter() {
-      if (!registered_) return;
+      if (waiting_ == nullptr) return;
       detail::waker dropped;
       std::lock_guard lock(state_.mutex);
-      dropped = std::move(state_.receiver);  // cancelled: nothing was taken
+      dropped = state_.receiver.leave(waiting_);  // cancelled: nothing was taken
     }
     bool await_ready() {
       std::lock_guard lock(state_.mutex);
@@ -300,13 +301,13 @@ class mpsc_receiver {
         std::move(w).wake();  // out of coop budget: yield once first
         return true;
       }
-      state_.receiver = std::move(w);
-      registered_ = true;
+      state_.receiver.occupy(std::move(w), "lanes::mpsc_receiver::recv");
+      waiting_ = &self;
       return true;
     }
     // A message, or `closed` once every sender is gone and the queue is empty.
     result<T, closed> await_resume() {
-      registered_ = false;
+      waiting_ = nullptr;
       std::vector<detail::waker> to_wake;
       std::optional<T> value;
       {
@@ -322,7 +323,7 @@ class mpsc_receiver {
    private:
     bool ready_locked() const { return !state_.queue.empty() || state_.senders_alive == 0; }
     state_t& state_;
-    bool registered_ = false;
+    const detail::task_header* waiting_ = nullptr;  // the task whose waker is in the slot
   };
 
   recv_awaiter recv() { return recv_awaiter(detail::handle_state(state_, "lanes::mpsc_receiver::recv")); }

@@ -20,6 +20,7 @@
 
 #include <lanes/detail/handle_state.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/detail/waiter_slot.hpp>
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
 
@@ -33,7 +34,7 @@ struct oneshot_state {
   std::optional<T> value;
   bool sender_done = false;  // sent, or the sender is gone
   bool receiver_gone = false;
-  waker waiter;  // the receiving task, while it waits
+  waiter_slot waiter;  // the receiving task, while it waits
 };
 
 }  // namespace detail
@@ -80,7 +81,7 @@ class oneshot_sender {
       if (state->receiver_gone) return value;
       if (value) state->value.emplace(std::move(*value));
       state->sender_done = true;
-      to_wake = std::move(state->waiter);
+      to_wake = state->waiter.take();
     }
     if (to_wake) std::move(to_wake).wake();
     return std::nullopt;
@@ -124,10 +125,10 @@ class oneshot_receiver {
     awaiter(const awaiter&) = delete;
     awaiter& operator=(const awaiter&) = delete;
     ~awaiter() {
-      if (!registered_) return;
+      if (waiting_ == nullptr) return;
       detail::waker dropped;
       std::lock_guard lock(state_.mutex);
-      dropped = std::move(state_.waiter);  // cancelled while waiting: the value, if any, stays
+      dropped = state_.waiter.leave(waiting_);  // cancelled while waiting: the value, if any, stays
     }
     bool await_ready() {
       std::lock_guard lock(state_.mutex);
@@ -143,19 +144,19 @@ class oneshot_receiver {
         std::move(w).wake();                       // out of coop budget: yield once first
         return true;
       }
-      state_.waiter = std::move(w);
-      registered_ = true;
+      state_.waiter.occupy(std::move(w), "co_await lanes::oneshot_receiver");
+      waiting_ = &self;
       return true;
     }
     result<T, closed> await_resume() {
-      registered_ = false;
+      waiting_ = nullptr;
       std::lock_guard lock(state_.mutex);
       return take_from(state_);
     }
 
    private:
     detail::oneshot_state<T>& state_;
-    bool registered_ = false;
+    const detail::task_header* waiting_ = nullptr;  // the task whose waker is in the slot
   };
 
   // An empty (moved-from) receiver is a runtime_misuse (lanes/detail/handle_state.hpp).
@@ -176,7 +177,7 @@ class oneshot_receiver {
     detail::waker dropped;                 // released after the lock
     std::lock_guard lock(state->mutex);
     state->receiver_gone = true;
-    dropped = std::move(state->waiter);
+    dropped = state->waiter.take();
   }
 
   std::shared_ptr<detail::oneshot_state<T>> state_;

@@ -176,6 +176,12 @@ class task_header {
   // Moves `w` in as the joiner's waker, unless the task has completed
   // (then returns false and leaves `w` alone).
   bool register_joiner(waker& w) noexcept;
+  // A joiner's waker is stored and the task has not completed: another
+  // awaiter of the handle waits now. (Exact for awaiters on one thread; two
+  // threads awaiting one handle at once race on the handle itself.)
+  bool joiner_waiting() const noexcept {
+    return (load_state() & (task_state::join_waker | task_state::complete)) == task_state::join_waker;
+  }
   // Takes the joiner's waker back if completion has not claimed it yet.
   void unregister_joiner() noexcept;
   // Clears JOIN_INTEREST; returns the state before.
