@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <lanes/compose/task_group.hpp>
+#include <lanes/io/errors.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/sync/notify.hpp>
@@ -188,6 +189,19 @@ TEST(TaskGroup, ASpawnAfterTheGroupWasCancelledNeverRuns) {
     EXPECT_EQ(g.size(), 0U);
   }(ran));
   EXPECT_EQ(ran.load(), 0);
+}
+
+// An empty task is refused at the call, as lanes::spawn refuses it, not
+// recorded as the group's failure when join() comes.
+TEST(TaskGroup, AnEmptyTaskIsRefusedAtTheCall) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    task_group g;
+    EXPECT_THROW(g.spawn(task<void>()), runtime_misuse);
+    EXPECT_EQ(g.size(), 0U);
+    co_await g.join();  // nothing failed
+    EXPECT_TRUE(g.errors().empty());
+  }());
 }
 
 TEST(TaskGroup, ARuntimeShutdownWithAGroupInsideIsClean) {

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include <lanes/compose/task_tracker.hpp>
+#include <lanes/io/errors.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
@@ -13,6 +14,18 @@ namespace lanes {
 namespace {
 
 using namespace std::chrono_literals;
+
+// An empty task is refused at the call, as lanes::spawn refuses it (it
+// used to be spawned, counted, and fail inside its wrapper).
+TEST(TaskTracker, AnEmptyTaskIsRefusedAtTheCall) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    task_tracker tracker;
+    EXPECT_THROW((void)tracker.spawn(task<int>()), runtime_misuse);
+    EXPECT_EQ(tracker.size(), 0U);
+    co_return;
+  }());
+}
 
 TEST(TaskTracker, WaitCompletesOnceClosedAndEmpty) {
   auto rt = runtime::multi_thread().worker_threads(2).build();

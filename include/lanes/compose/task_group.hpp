@@ -63,6 +63,7 @@ class task_group {
   // and from the group's own children.
   template <class T>
   void spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
+    t.require_valid("lanes::task_group::spawn");
     std::lock_guard lock(mutex_);
     if (closed_) return;  // too late: `t` is destroyed unstarted
     set_.spawn(discard(std::move(t)), name, where);

@@ -85,6 +85,7 @@ class task_tracker {
 
   template <class T>
   join_handle<T> spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
+    t.require_valid("lanes::task_tracker::spawn");
     std::uint64_t id = 0;
     {
       std::lock_guard lock(state_->mutex);

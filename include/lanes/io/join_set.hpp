@@ -125,7 +125,7 @@ class join_set {
   // thrown once its wrapper exists, leaves a member that join_next reports
   // as cancelled: the wrapper's destructor records it so.)
   void spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
-    if (!t.valid()) throw runtime_misuse("lanes::join_set::spawn of an empty task (moved from or released)");
+    t.require_valid("lanes::join_set::spawn");
     if (detail::current_scheduler() == nullptr) {
       throw runtime_misuse("lanes::join_set::spawn called outside an io task: call it inside a task");
     }

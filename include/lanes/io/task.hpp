@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -114,6 +115,12 @@ class [[nodiscard]] task {
   ~task() { reset(); }
 
   bool valid() const noexcept { return static_cast<bool>(handle_); }
+  // For the calls that start a task (spawn, join_set::spawn...): an empty
+  // one is a runtime_misuse naming `call`.
+  const task& require_valid(const char* call) const {
+    if (!handle_) throw runtime_misuse(std::string(call) + " of an empty task (moved from or released)");
+    return *this;
+  }
 
   // co_await runs the task to completion (resuming the awaiter afterwards)
   // and yields its result or rethrows its exception.
