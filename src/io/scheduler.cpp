@@ -59,6 +59,8 @@ task_header& require_current_task(const char* what) {
   return *tls_task;
 }
 
+[[gnu::cold, gnu::noinline]] void throw_misuse(const char* what) { throw runtime_misuse(what); }
+
 scheduler* current_scheduler() noexcept { return tls_task != nullptr ? tls_task->owner() : tls_scheduler; }
 bool on_runtime_worker() noexcept { return tls_worker != nullptr; }
 

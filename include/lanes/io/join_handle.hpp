@@ -147,15 +147,11 @@ class join_handle {
     }
 
     bool await_ready() const {
-      if (handle->task_ == nullptr) throw runtime_misuse("lanes: co_await on an empty join_handle");
+      if (handle->task_ == nullptr) detail::throw_misuse("lanes: co_await on an empty join_handle");
       return handle->is_finished() && detail::coop_consume();
     }
     bool await_suspend(std::coroutine_handle<> h) {
       auto& self = detail::require_current_task("co_await join_handle");
-      if (handle->task_ == &self) {
-        // It would wait for its own completion, which waits for it: for good.
-        throw runtime_misuse("lanes: a task awaiting its own join_handle would wait for itself forever");
-      }
       self.set_resume_point(h);
       detail::waker w = self.make_waker();
       if (handle->is_finished()) {
@@ -163,9 +159,13 @@ class join_handle {
         std::move(w).wake();
         return true;
       }
-      if (handle->task_->joiner_waiting()) {
-        // One waker slot: a second awaiter would replace the first one's.
-        throw runtime_misuse("lanes: a join_handle awaited by two tasks at once: one task at a time may wait");
+      // Its own handle: it would wait for its own completion, which waits
+      // for it. Another awaiter waiting: one waker slot, a second would
+      // replace the first one's.
+      if (handle->task_ == &self || handle->task_->joiner_waiting()) [[unlikely]] {
+        detail::throw_misuse(handle->task_ == &self
+                                 ? "lanes: a task awaiting its own join_handle would wait for itself forever"
+                                 : "lanes: a join_handle awaited by two tasks at once: one task at a time may wait");
       }
       if (handle->task_->register_joiner(w)) {
         registered = true;
