@@ -60,6 +60,9 @@ task_header& require_current_task(const char* what) {
 }
 
 [[gnu::cold, gnu::noinline]] void throw_misuse(const char* what) { throw runtime_misuse(what); }
+[[gnu::cold, gnu::noinline]] void throw_empty_task(const char* call) {
+  throw runtime_misuse(std::string(call) + " of an empty task (moved from or released)");
+}
 
 scheduler* current_scheduler() noexcept { return tls_task != nullptr ? tls_task->owner() : tls_scheduler; }
 bool on_runtime_worker() noexcept { return tls_worker != nullptr; }

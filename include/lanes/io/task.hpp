@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <exception>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -26,6 +25,10 @@ template <class T = void>
 class task;
 
 namespace detail {
+
+// runtime_misuse: "<call> of an empty task (moved from or released)". Out of
+// line and cold, so that the check inlined into every spawn stays small.
+[[noreturn]] void throw_empty_task(const char* call);
 
 struct task_promise_base {
   // Frames come from the per-thread frame cache (frame_allocator.hpp).
@@ -118,7 +121,8 @@ class [[nodiscard]] task {
   // For the calls that start a task (spawn, join_set::spawn...): an empty
   // one is a runtime_misuse naming `call`.
   const task& require_valid(const char* call) const {
-    if (!handle_) throw runtime_misuse(std::string(call) + " of an empty task (moved from or released)");
+    if (!handle_) [[unlikely]]
+      detail::throw_empty_task(call);
     return *this;
   }
 
