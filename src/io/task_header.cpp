@@ -96,17 +96,22 @@ void task_header::abort() noexcept {
   }
 }
 
-bool task_header::register_joiner(waker& w) noexcept {
-  joiner_ = static_cast<waker&&>(w);  // published by the CAS below
+task_header::join_registration task_header::register_joiner(waker& w) noexcept {
   std::uint64_t s = state_.load(std::memory_order_acquire);
+  if ((s & task_state::complete) != 0) return join_registration::completed;
+  // The slot holds a waiter's waker: checked before joiner_ is written.
+  // Without JOIN_WAKER the slot is empty (unregister_joiner and completion
+  // empty it as they clear or see the flag): filled, not assigned.
+  if ((s & task_state::join_waker) != 0) return join_registration::taken;
+  joiner_.fill(static_cast<waker&&>(w));  // published by the CAS below
   for (;;) {
     if ((s & task_state::complete) != 0) {
-      w = static_cast<waker&&>(joiner_);  // completion never looked at it: take it back
-      return false;
+      w.fill(static_cast<waker&&>(joiner_));  // completion never looked at it: take it back (w was emptied above)
+      return join_registration::completed;
     }
     if (state_.compare_exchange_weak(s, s | task_state::join_waker, std::memory_order_acq_rel,
                                      std::memory_order_acquire)) {
-      return true;
+      return join_registration::registered;
     }
   }
 }

@@ -159,17 +159,18 @@ class join_handle {
         std::move(w).wake();
         return true;
       }
-      // Its own handle: it would wait for its own completion, which waits
-      // for it. Another awaiter waiting: one waker slot, a second would
-      // replace the first one's.
-      if (handle->task_ == &self || handle->task_->joiner_waiting()) [[unlikely]] {
-        detail::throw_misuse(handle->task_ == &self
-                                 ? "lanes: a task awaiting its own join_handle would wait for itself forever"
-                                 : "lanes: a join_handle awaited by two tasks at once: one task at a time may wait");
+      // Its own handle: it would wait for its own completion, which waits for it.
+      if (handle->task_ == &self) [[unlikely]] {
+        detail::throw_misuse("lanes: a task awaiting its own join_handle would wait for itself forever");
       }
-      if (handle->task_->register_joiner(w)) {
+      using registration = detail::task_header::join_registration;
+      const registration r = handle->task_->register_joiner(w);
+      if (r == registration::registered) {
         registered = true;
         return true;
+      }
+      if (r == registration::taken) [[unlikely]] {
+        detail::throw_misuse("lanes: a join_handle awaited by two tasks at once: one task at a time may wait");
       }
       return false;  // finished meanwhile: resume at once
     }

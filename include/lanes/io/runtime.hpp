@@ -155,7 +155,8 @@ template <class T>
 join_handle<T> spawn_local(task<T> t, const char* name = nullptr,
                            lanes::source_location where = lanes::source_location::current()) {
   detail::scheduler* s = detail::current_scheduler();
-  if (s == nullptr) throw runtime_misuse("lanes::spawn_local called outside an io task: call it inside a task");
+  if (s == nullptr) [[unlikely]]
+    detail::throw_misuse("lanes::spawn_local called outside an io task: call it inside a task");
   const int home = detail::current_worker_index(*s, "lanes::spawn_local");
   t.require_valid("lanes::spawn_local");
   auto* header = new detail::spawned_task<T>(s, t.release(), name, where);
@@ -170,7 +171,8 @@ template <class T>
 join_handle<T> spawn(task<T> t, const char* name = nullptr,
                      lanes::source_location where = lanes::source_location::current()) {
   detail::scheduler* s = detail::current_scheduler();
-  if (s == nullptr) throw runtime_misuse("lanes::spawn called outside an io runtime: use runtime::spawn");
+  if (s == nullptr) [[unlikely]]
+    detail::throw_misuse("lanes::spawn called outside an io runtime: use runtime::spawn");
   return runtime::spawn_on(*s, std::move(t), name, where);
 }
 

@@ -17,6 +17,7 @@
 #include <variant>
 
 #include <lanes/io/detail/frame_allocator.hpp>
+#include <lanes/io/detail/misuse.hpp>
 #include <lanes/io/errors.hpp>
 
 namespace lanes {
@@ -25,10 +26,6 @@ template <class T = void>
 class task;
 
 namespace detail {
-
-// runtime_misuse: "<call> of an empty task (moved from or released)". Out of
-// line and cold, so that the check inlined into every spawn stays small.
-[[noreturn]] void throw_empty_task(const char* call);
 
 struct task_promise_base {
   // Frames come from the per-thread frame cache (frame_allocator.hpp).
@@ -68,7 +65,8 @@ struct task_promise : task_promise_base {
   // error instead of a moved-from T.
   T take() {
     if (error) std::rethrow_exception(error);
-    if (value.index() == 0) throw runtime_misuse("lanes: co_await on a task whose result was already taken");
+    if (value.index() == 0) [[unlikely]]
+      throw_misuse("lanes: co_await on a task whose result was already taken");
     T out = std::move(std::get<1>(value));
     value.template emplace<0>();
     return out;
@@ -142,8 +140,8 @@ class [[nodiscard]] task {
     // continuation is noop_coroutine() until the first co_await sets it.)
     bool await_ready() const {
       if (!child || child.done()) return true;
-      if (child.promise().continuation != std::coroutine_handle<>(std::noop_coroutine())) {
-        throw runtime_misuse("lanes: co_await on a task that another co_await is already running");
+      if (child.promise().continuation != std::coroutine_handle<>(std::noop_coroutine())) [[unlikely]] {
+        detail::throw_misuse("lanes: co_await on a task that another co_await is already running");
       }
       return false;
     }
@@ -152,7 +150,8 @@ class [[nodiscard]] task {
       return child;  // start the child now, on this thread
     }
     decltype(auto) await_resume() {
-      if (!child) throw runtime_misuse("lanes: co_await on an empty task (moved from or released)");
+      if (!child) [[unlikely]]
+        detail::throw_misuse("lanes: co_await on an empty task (moved from or released)");
       return child.promise().take();
     }
   };

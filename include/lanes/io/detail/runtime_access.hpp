@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include <lanes/io/detail/misuse.hpp>
 #include <lanes/io/detail/task_header.hpp>
 #include <lanes/io/detail/timer_entry.hpp>
 
@@ -16,9 +17,6 @@ class scheduler;
 task_header* current_task() noexcept;
 // The same, or a runtime_misuse error naming `what` ("co_await lanes::sleep").
 task_header& require_current_task(const char* what);
-// Throws runtime_misuse(what). Out of line and cold: a check on a hot path
-// (an awaiter inlined into every co_await) stays a compare and a branch.
-[[noreturn]] void throw_misuse(const char* what);
 // The scheduler whose worker this thread is, or nullptr.
 scheduler* current_scheduler() noexcept;
 bool on_runtime_worker() noexcept;

@@ -79,6 +79,13 @@ class waker {
   ~waker();
 
   explicit operator bool() const noexcept { return task_ != nullptr; }
+  // Moves `other` into this waker, which is known to be empty: no reference
+  // to drop, so none of the assignment's unref path (a hot slot, filled once).
+  void fill(waker&& other) noexcept {
+    task_ = other.task_;
+    generation_ = other.generation_;
+    other.task_ = nullptr;
+  }
   // Whether this waker wakes `task` (false when empty): for a slot that
   // holds one waiter, so that a waiter leaving takes back only its own.
   bool targets(const task_header* task) const noexcept { return task_ != nullptr && task_ == task; }
@@ -173,15 +180,13 @@ class task_header {
 
   // --- join_handle ---
   std::uint64_t load_state() const noexcept { return state_.load(std::memory_order_acquire); }
-  // Moves `w` in as the joiner's waker, unless the task has completed
-  // (then returns false and leaves `w` alone).
-  bool register_joiner(waker& w) noexcept;
-  // A joiner's waker is stored and the task has not completed: another
-  // awaiter of the handle waits now. (Exact for awaiters on one thread; two
-  // threads awaiting one handle at once race on the handle itself.)
-  bool joiner_waiting() const noexcept {
-    return (load_state() & (task_state::join_waker | task_state::complete)) == task_state::join_waker;
-  }
+  enum class join_registration { registered, completed, taken };
+  // Moves `w` in as the joiner's waker (registered), unless the task has
+  // completed (completed) or another awaiter's waker is stored and waits
+  // (taken: one slot, and a second waker would replace the first); then `w`
+  // is left alone. "taken" is exact for awaiters on one thread; two threads
+  // awaiting one handle at once race on the handle itself.
+  join_registration register_joiner(waker& w) noexcept;
   // Takes the joiner's waker back if completion has not claimed it yet.
   void unregister_joiner() noexcept;
   // Clears JOIN_INTEREST; returns the state before.
