@@ -253,6 +253,73 @@ TEST(Interval, SkipFromTheStartOfTheClockLandsOnTheGridAfterNow) {
   }());
 }
 
+// Two tasks sharing one interval: the second tick awaited while the first
+// waits is refused (it used to advance the schedule beside the first, a
+// data race on two workers). Once the first waiter is gone - here aborted -
+// the interval ticks again, its schedule untouched.
+TEST(Interval, ASecondTaskAwaitingATickIsMisuse) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now() + 1h;
+    interval iv(10ms, missed_tick::burst, start);
+    auto waiter = spawn([](interval& shared) -> task<void> { co_await shared.tick(); }(iv));
+    co_await sleep(1ms);  // one thread: the waiter has run to its tick
+    EXPECT_THROW(co_await iv.tick(), runtime_misuse);
+    waiter.abort();
+    EXPECT_THROW(co_await waiter, task_cancelled);
+    EXPECT_EQ(iv.next_deadline(), start);
+    auto late = co_await timeout(5ms, iv.tick());  // held again, and waits for its deadline
+    EXPECT_FALSE(late.has_value());
+  }());
+}
+
+// Two tasks on two workers ticking one interval whose ticks are all due:
+// each tick is either taken (and advances the schedule once) or refused, so
+// the schedule ends exactly as many periods on as there were ticks. Run
+// under TSan, it also checks that the hold orders one worker's advance
+// before the next holder's read.
+TEST(Interval, TicksSharedAcrossWorkersAdvanceTheScheduleOnceEach) {
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now() - 1h;
+    interval iv(1us, missed_tick::burst, start);
+    std::atomic<int> ticks{0};
+    std::atomic<int> refused{0};
+    auto ticker = [](interval& shared, std::atomic<int>& ticked, std::atomic<int>& refusals) -> task<void> {
+      for (int i = 0; i < 2000; ++i) {
+        try {
+          co_await shared.tick();
+          ticked.fetch_add(1, std::memory_order_relaxed);
+        } catch (const runtime_misuse&) {
+          refusals.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    };
+    auto a = spawn(ticker(iv, ticks, refused));
+    auto b = spawn(ticker(iv, ticks, refused));
+    co_await a;
+    co_await b;
+    EXPECT_EQ(ticks.load() + refused.load(), 4000);
+    EXPECT_GT(ticks.load(), 0);
+    EXPECT_EQ(iv.next_deadline(), start + ticks.load() * 1us);
+  }());
+}
+
+// The same task holding one tick cannot await a second one either.
+TEST(Interval, ATickAwaitedWhileAnotherIsHeldIsMisuse) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now() - 35ms;
+    interval iv(10ms, missed_tick::burst, start);
+    {
+      auto held = iv.tick();
+      EXPECT_THROW(co_await iv.tick(), runtime_misuse);
+      EXPECT_EQ(co_await std::move(held), start);
+    }
+    EXPECT_EQ(co_await iv.tick(), start + 10ms);
+  }());
+}
+
 TEST(Interval, RejectsANonPositivePeriod) {
   EXPECT_THROW(interval(0ms), config_error);
   EXPECT_THROW(interval(-1ms), config_error);

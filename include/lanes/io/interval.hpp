@@ -6,14 +6,21 @@
 //   delay - the next tick is one period after the late one fired;
 //   skip  - drop the missed ticks; the next tick is the next multiple of the
 //           period after now.
+// One task at a time waits for a tick (Tokio's tick takes &mut self): a
+// second tick awaited while one is pending is a runtime_misuse, where the
+// two used to advance one schedule unsynchronized (a data race across
+// workers). Move-only: a pending tick refers to its interval.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <coroutine>
 #include <cstdint>
+#include <utility>
 
 #include <lanes/config_error.hpp>
 #include <lanes/detail/saturating_time.hpp>
+#include <lanes/io/detail/misuse.hpp>
 #include <lanes/io/sleep.hpp>
 
 namespace lanes {
@@ -27,17 +34,45 @@ class interval {
       : period_(period), policy_(policy), next_(start) {
     if (period <= clock::duration::zero()) throw config_error("lanes::interval: the period must be positive");
   }
+  // Not while a tick is pending (that tick refers to `other`).
+  interval(interval&& other) noexcept : period_(other.period_), policy_(other.policy_), next_(other.next_) {}
+  interval& operator=(interval&& other) noexcept {
+    period_ = other.period_;
+    policy_ = other.policy_;
+    next_ = other.next_;
+    return *this;
+  }
+  interval(const interval&) = delete;
+  interval& operator=(const interval&) = delete;
 
+  // Holds the interval's one tick from its creation to its destruction (the
+  // end of the co_await): the schedule is read for the deadline and advanced
+  // only by the holder. A second one finds the interval taken, reads nothing,
+  // and throws when awaited.
   class tick_awaiter {
    public:
-    tick_awaiter(interval& owner) noexcept : owner_(owner), sleep_(owner.next_) {}
-    bool await_ready() const noexcept { return sleep_.await_ready(); }
+    explicit tick_awaiter(interval& owner) noexcept
+        : owner_(owner), holds_(owner.take()), sleep_(holds_ ? owner.next_ : clock::time_point::min()) {}
+    tick_awaiter(tick_awaiter&& other) noexcept
+        : owner_(other.owner_), holds_(std::exchange(other.holds_, false)), sleep_(std::move(other.sleep_)) {}
+    tick_awaiter(const tick_awaiter&) = delete;
+    tick_awaiter& operator=(const tick_awaiter&) = delete;
+    ~tick_awaiter() {
+      if (holds_) owner_.give_back();
+    }
+
+    bool await_ready() const {
+      if (!holds_) [[unlikely]]
+        detail::throw_misuse("lanes::interval::tick awaited by two tasks at once: one task at a time may wait");
+      return sleep_.await_ready();
+    }
     bool await_suspend(std::coroutine_handle<> h) { return sleep_.await_suspend(h); }
     // The deadline of the tick that fired.
     clock::time_point await_resume() { return owner_.advance(); }
 
    private:
     interval& owner_;
+    bool holds_;
     sleep_awaiter sleep_;
   };
 
@@ -47,6 +82,11 @@ class interval {
   clock::time_point next_deadline() const noexcept { return next_; }
 
  private:
+  // The pending tick's hold. Acquire and release: the schedule a holder
+  // advanced on one worker is what the next holder reads on another.
+  bool take() noexcept { return !ticking_.exchange(true, std::memory_order_acquire); }
+  void give_back() noexcept { ticking_.store(false, std::memory_order_release); }
+
   clock::time_point advance() {
     const auto fired = next_;
     const auto now = clock::now();
@@ -78,6 +118,7 @@ class interval {
   clock::duration period_;
   missed_tick policy_;
   clock::time_point next_;
+  std::atomic<bool> ticking_{false};  // a tick_awaiter holds the schedule
 };
 
 }  // namespace lanes
