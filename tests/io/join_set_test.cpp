@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
+#include <cstdio>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -15,6 +19,7 @@
 #include <lanes/io/timeout.hpp>
 
 #include "destruction_counter.hpp"
+#include "sanitized_build.hpp"
 
 namespace lanes {
 namespace {
@@ -139,6 +144,68 @@ TEST_P(JoinSetBothFlavors, ARefusedSpawnLeavesTheSetAsItWas) {
     const auto v = co_await set.join_next();
     EXPECT_EQ(v, std::optional<int>(5));
   }(set));
+}
+
+// The address space capped just above what the process maps: a spawn
+// whose task header or wrapper frame cannot be allocated throws
+// std::bad_alloc, and the set is as it was. The wrapper used to be made
+// (and counted) before the header was allocated, and a wrapper destroyed
+// unstarted records a cancelled member: each such spawn left a phantom that
+// join_next reported as task_cancelled. The tasks are made before the cap,
+// so that the allocations that fail are the spawn's own.
+std::size_t mapped_bytes() {
+  std::FILE* statm = std::fopen("/proc/self/statm", "r");
+  unsigned long pages = 0;
+  if (statm != nullptr) {
+    if (std::fscanf(statm, "%lu", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+task<int> one() { co_return 1; }
+
+TEST(JoinSet, ASpawnThatRunsOutOfMemoryLeavesTheSetAsItWas) {
+  if (detail::sanitized_build) GTEST_SKIP() << "the sanitizers reserve terabytes of address space: no cap fits";
+  auto rt = runtime::current_thread().build();  // nothing runs while the cap is on
+  rt.block_on([]() -> task<void> {
+    std::vector<task<int>> made;
+    made.reserve(200'000);
+    for (int i = 0; i < 200'000; ++i) made.push_back(one());
+    join_set<int> set;
+    rlimit before{};
+    const bool known = getrlimit(RLIMIT_AS, &before) == 0;
+    rlimit capped = before;
+    capped.rlim_cur = mapped_bytes() + (1U << 20);
+    if (!known || setrlimit(RLIMIT_AS, &capped) != 0) {
+      ADD_FAILURE() << "cannot cap the address space";
+      co_return;
+    }
+    std::size_t spawned = 0;
+    int refused = 0;
+    for (auto& t : made) {
+      try {
+        set.spawn(std::move(t));
+        ++spawned;
+      } catch (const std::bad_alloc&) {
+        if (++refused == 3) break;  // the next ones fail the same way
+      }
+    }
+    EXPECT_EQ(setrlimit(RLIMIT_AS, &before), 0);
+    EXPECT_EQ(refused, 3) << "the cap was never reached";
+    EXPECT_EQ(set.size(), spawned);
+    std::size_t values = 0, cancelled = 0;
+    for (;;) {
+      try {
+        if (!co_await set.join_next()) break;
+        ++values;
+      } catch (const task_cancelled&) {
+        ++cancelled;
+      }
+    }
+    EXPECT_EQ(values, spawned);
+    EXPECT_EQ(cancelled, 0U);
+  }());
 }
 
 // One task at a time may wait in join_next: the set keeps one waker, and a

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <coroutine>
+#include <cstdint>
+#include <new>
 #include <optional>
 #include <utility>
 
@@ -196,5 +198,42 @@ class join_handle {
 
   detail::spawned_task<T>* task_ = nullptr;  // one pointer: a vector of handles is a vector of pointers
 };
+
+namespace detail {
+
+// The header of a task about to be spawned, allocated before the spawn
+// starts anything: the spawn's one allocation, so its only failure
+// (std::bad_alloc) comes first, and start() cannot throw. A caller that
+// builds the task after reserving (join_set's wrapper, which records its
+// outcome from the moment it exists) then has nothing to undo. Memory not
+// started goes back to the frame cache.
+template <class T>
+class spawn_reservation {
+ public:
+  spawn_reservation() : memory_(spawned_task<T>::operator new(sizeof(spawned_task<T>))) {}
+  spawn_reservation(const spawn_reservation&) = delete;
+  spawn_reservation& operator=(const spawn_reservation&) = delete;
+  ~spawn_reservation() {
+    if (memory_ != nullptr) spawned_task<T>::operator delete(memory_, sizeof(spawned_task<T>));
+  }
+
+  // `t` must be valid (task::require_valid). `home`: a worker index for a
+  // task that must stay on it (spawn_local), or -1. Once only.
+  join_handle<T> start(scheduler& s, task<T> t, const char* name, lanes::source_location where,
+                       int home = -1) noexcept {
+    // ::new: the class's own operator new(size_t) hides the placement form.
+    // The header is freed by `delete` (the virtual destructor hands its size
+    // to the class's sized delete), matching the class's new used above.
+    auto* header = ::new (std::exchange(memory_, nullptr)) spawned_task<T>(&s, t.release(), name, where);
+    if (home >= 0) header->home_worker = static_cast<std::int16_t>(home);  // < max_lane_threads
+    schedule_spawned(s, *header);
+    return join_handle<T>(header);
+  }
+
+ private:
+  void* memory_;
+};
+
+}  // namespace detail
 
 }  // namespace lanes

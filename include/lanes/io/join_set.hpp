@@ -65,13 +65,17 @@ class join_set {
   // exists from the spawn on. It owns the member's task and destroys it
   // before recording `cancelled`: whoever join_next wakes may rely on the
   // member's frames (and so its destructors) being gone (task_group does).
+  // Only the wrapper frame's copy records (`armed`, set by the move that
+  // makes it): the argument it was moved from, left behind when the frame's
+  // allocation fails, records nothing.
   struct recorder {
     std::shared_ptr<shared_state> state;  // null once moved from
     task<T> inner;
+    bool armed = false;
     bool recorded = false;
     recorder(std::shared_ptr<shared_state> s, task<T> t) noexcept : state(std::move(s)), inner(std::move(t)) {}
     recorder(recorder&& other) noexcept
-        : state(std::move(other.state)), inner(std::move(other.inner)), recorded(other.recorded) {}
+        : state(std::move(other.state)), inner(std::move(other.inner)), armed(true), recorded(other.recorded) {}
     recorder(const recorder&) = delete;
     recorder& operator=(const recorder&) = delete;
     void record(outcome o) {
@@ -80,9 +84,8 @@ class join_set {
       state->push(std::move(o));
     }
     ~recorder() {
-      if (!state) return;
       inner = task<T>();
-      if (!recorded) state->push(outcome(std::in_place_index<2>));
+      if (state && armed && !recorded) state->push(outcome(std::in_place_index<2>));
     }
   };
 
@@ -119,23 +122,26 @@ class join_set {
   }
   ~join_set() { abort_all(); }
 
-  // Spawns onto the calling task's runtime. Misuse (an empty task, a call
-  // outside an io task) throws runtime_misuse before anything is counted:
-  // the set is as it was. (Only a std::bad_alloc for the task's header,
-  // thrown once its wrapper exists, leaves a member that join_next reports
-  // as cancelled: the wrapper's destructor records it so.)
+  // Spawns onto the calling task's runtime. A spawn that throws - misuse
+  // (an empty task, a call outside an io task: runtime_misuse) or
+  // std::bad_alloc - leaves the set as it was: everything that can throw
+  // (the handles' room, the task's header, the wrapper's frame) comes before
+  // the member is counted, and the wrapper starts only after.
   void spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
     t.require_valid("lanes::join_set::spawn");
-    if (detail::current_scheduler() == nullptr) {
+    detail::scheduler* const runtime = detail::current_scheduler();
+    if (runtime == nullptr) {
       throw runtime_misuse("lanes::join_set::spawn called outside an io task: call it inside a task");
     }
     if (!state_) state_ = std::make_shared<shared_state>();
     if (members_.size() == members_.capacity()) members_.reserve(std::max<std::size_t>(8, 2 * members_.size()));
+    detail::spawn_reservation<void> header;
+    task<void> wrapper = member(recorder(state_, std::move(t)));
     {
       std::lock_guard lock(state_->mutex);
       ++state_->unfinished;
     }
-    members_.push_back(lanes::spawn(member(recorder(state_, std::move(t))), name, where));  // room reserved: no throw
+    members_.push_back(header.start(*runtime, std::move(wrapper), name, where));  // room reserved: no throw
   }
 
   // Aborts every member still running; each is cancelled at its next

@@ -134,9 +134,7 @@ class runtime {
   template <class T>
   static join_handle<T> spawn_on(detail::scheduler& s, task<T> t, const char* name, lanes::source_location where) {
     t.require_valid("lanes::spawn");
-    auto* header = new detail::spawned_task<T>(&s, t.release(), name, where);
-    detail::schedule_spawned(s, *header);
-    return join_handle<T>(header);
+    return detail::spawn_reservation<T>().start(s, std::move(t), name, where);
   }
 
  private:
@@ -159,10 +157,7 @@ join_handle<T> spawn_local(task<T> t, const char* name = nullptr,
     detail::throw_misuse("lanes::spawn_local called outside an io task: call it inside a task");
   const int home = detail::current_worker_index(*s, "lanes::spawn_local");
   t.require_valid("lanes::spawn_local");
-  auto* header = new detail::spawned_task<T>(s, t.release(), name, where);
-  header->home_worker = static_cast<std::int16_t>(home);  // < max_lane_threads
-  detail::schedule_spawned(*s, *header);
-  return join_handle<T>(header);
+  return detail::spawn_reservation<T>().start(*s, std::move(t), name, where, home);
 }
 
 // Spawns onto the runtime of the calling task. Outside a runtime it is a
