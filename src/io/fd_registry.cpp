@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 
 #include <cerrno>
+#include <string>
 #include <system_error>
 
 #include <lanes/io/errors.hpp>
@@ -37,7 +38,16 @@ std::uint64_t fd_registry::add(int fd) {
   if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) {
     const int error = errno;
     free_.push_back(index);
-    throw std::system_error(error, std::generic_category(), "lanes: registering a file descriptor (epoll_ctl)");
+    // The epoll set holds the descriptor already: another async_fd of this
+    // runtime watches it, and the two would share one registration.
+    if (error == EEXIST) {
+      throw runtime_misuse("lanes::async_fd: fd " + std::to_string(fd) +
+                           " already has an async_fd on this runtime: make one per descriptor and share it");
+    }
+    throw std::system_error(error, std::generic_category(),
+                            error == EPERM
+                                ? "lanes::async_fd: epoll cannot watch this fd (a regular file or directory?)"
+                                : "lanes: registering a file descriptor (epoll_ctl)");
   }
   s.fd = fd;
   count_.fetch_add(1, std::memory_order_relaxed);

@@ -139,6 +139,22 @@ TEST_P(AsyncFdBothFlavors, TwoReadersAtOnceIsAClearError) {
   }(sp.fd[0], sp.fd[1]));
 }
 
+// A second async_fd for a descriptor that one already watches: epoll's
+// bare "File exists" became a misuse that says what to do. The first one
+// is untouched and still wakes its reader.
+TEST_P(AsyncFdBothFlavors, ASecondAsyncFdForOneDescriptorIsAClearError) {
+  auto rt = make();
+  socket_pair sp;
+  rt.block_on([](int fd, int peer) -> task<void> {
+    async_fd conn(fd);
+    EXPECT_THROW(async_fd{fd}, runtime_misuse);
+    EXPECT_EQ(::write(peer, "x", 1), 1);
+    char buf[4];
+    auto n = co_await conn.read_some(bytes(buf, sizeof buf));
+    EXPECT_EQ(n.value(), 1U);
+  }(sp.fd[0], sp.fd[1]));
+}
+
 // An async_fd kept past its runtime (in an object that lives longer)
 // deregisters into nothing: it used to reach into the freed driver.
 TEST(AsyncFd, OutlivingItsRuntimeIsSafe) {

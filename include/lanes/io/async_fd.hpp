@@ -16,6 +16,8 @@
 //   they have read (written) nothing; a read that completed is returned.
 // - One task may wait for each direction at a time: a second is a
 //   runtime_misuse (it would take the first one's place).
+// - One async_fd per descriptor and runtime: a second is a runtime_misuse
+//   (epoll holds the fd once); share the first.
 // - It may outlive its runtime: it then deregisters into nothing, and a
 //   wait on it is a std::system_error (bad_file_descriptor).
 #pragma once
