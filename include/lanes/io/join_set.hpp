@@ -130,9 +130,8 @@ class join_set {
   void spawn(task<T> t, const char* name = nullptr, source_location where = source_location::current()) {
     t.require_valid("lanes::join_set::spawn");
     detail::scheduler* const runtime = detail::current_scheduler();
-    if (runtime == nullptr) {
-      throw runtime_misuse("lanes::join_set::spawn called outside an io task: call it inside a task");
-    }
+    if (runtime == nullptr) [[unlikely]]
+      detail::throw_misuse("lanes::join_set::spawn called outside an io task: call it inside a task");
     if (!state_) state_ = std::make_shared<shared_state>();
     if (members_.size() == members_.capacity()) members_.reserve(std::max<std::size_t>(8, 2 * members_.size()));
     detail::spawn_reservation<void> header;

@@ -22,7 +22,7 @@ class waiter_slot {
   // ("lanes::join_set::join_next").
   void occupy(waker&& w, const char* what) {
     if (waker_) throw runtime_misuse(std::string(what) + " awaited by two tasks at once: one task at a time may wait");
-    waker_ = static_cast<waker&&>(w);
+    waker_.fill(static_cast<waker&&>(w));  // empty here: nothing to drop
   }
   // The waiter's waker, to wake (or drop) once the lock is released.
   waker take() noexcept { return static_cast<waker&&>(waker_); }
