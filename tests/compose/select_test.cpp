@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <lanes/bridge/gate.hpp>
 #include <lanes/compose/select.hpp>
@@ -158,6 +159,82 @@ TEST(Select, NestedRacesReportTheRightBranch) {
     co_await sender;
   }());
 }
+
+// A sleep kept across the iterations of a select loop is a deadline. When
+// it loses, its timer stays armed (it is not destroyed); the next await
+// must take that timer out of the wheel before arming it again. Linked a
+// second time it cut its slot's list: the timers queued behind it in that
+// slot (other tasks' sleeps, due just after) were lost, and the firing
+// crashed or those tasks slept for good.
+task<int> select_until_deadline(clock::duration deadline_after, clock::duration step) {
+  auto deadline = sleep(deadline_after);  // kept: awaited by reference
+  int rounds = 0;
+  for (;;) {
+    auto r = co_await select(sleep(step), deadline);
+    if (r.index() == 1) co_return rounds;
+    ++rounds;
+  }
+}
+
+task<void> sleeps_until(clock::time_point at) { co_await sleep_until(at); }
+
+TEST(Select, AKeptSleepIsADeadlineAcrossIterations) {
+  auto rt = runtime::current_thread().build();  // one wheel: the sleeps below share its slots
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now();
+    // Due just after the deadline; they first run (and arm) once this task
+    // has armed it, so they queue behind it in its slot.
+    std::vector<join_handle<void>> behind;
+    for (int i = 1; i <= 20; ++i) {
+      behind.push_back(spawn(sleeps_until(start + 30ms + i * 20us)));
+    }
+    const int rounds = co_await select_until_deadline(30ms, 1ms);
+    EXPECT_GE(clock::now() - start, 30ms);
+    EXPECT_GT(rounds, 0);
+    int woke = 0;
+    for (auto& h : behind) woke += (co_await timeout_until(start + 5s, h)).has_value() ? 1 : 0;
+    EXPECT_EQ(woke, 20);
+  }());
+}
+
+TEST(Select, KeptSleepsOnTwoWorkersAllEndAtTheirDeadlines) {
+  // Re-armed on whichever worker polls the task: the old timer may sit in
+  // another worker's wheel.
+  auto rt = two_workers();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now();
+    std::vector<join_handle<int>> loops;
+    std::vector<join_handle<void>> plain;
+    for (int i = 0; i < 16; ++i) {
+      loops.push_back(spawn(select_until_deadline(20ms + i * 50us, 100us + i * 10us)));
+      plain.push_back(spawn(sleeps_until(start + 20ms + i * 50us + 10us)));
+    }
+    int ended = 0;
+    for (auto& h : loops) ended += (co_await timeout_until(start + 5s, h)).has_value() ? 1 : 0;
+    for (auto& h : plain) ended += (co_await timeout_until(start + 5s, h)).has_value() ? 1 : 0;
+    EXPECT_EQ(ended, 32);
+  }());
+}
+
+TEST(Select, AKeptSleepWhoseDeadlinePassedWhileItLingeredWinsAtOnce) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    auto deadline = sleep(2ms);
+    auto first = co_await select(sleep(50us), deadline);
+    EXPECT_EQ(first.index(), 0U);
+    co_await sleep(5ms);  // the kept timer fires meanwhile: a stale wake, ignored
+    const auto before = clock::now();
+    auto second = co_await select(sleep(1h), deadline);
+    EXPECT_EQ(second.index(), 1U);
+    EXPECT_LT(clock::now() - before, 1s);
+  }());
+}
+
+// Only an awaiter made to linger may be kept (an lvalue of one that is its
+// own awaiter); the others are refused at compile time (the CTest
+// compose.kept_awaiter_is_refused compiles one and expects the message).
+static_assert(detail::keepable_awaiter<sleep_awaiter>);
+static_assert(!detail::keepable_awaiter<notify::awaiter>);
 
 TEST(Select, TooManyBranchesInOneSuspensionIsAClearError) {
   auto rt = runtime::current_thread().build();

@@ -10,7 +10,10 @@
 // The result is a std::variant with one alternative per branch, in order
 // (std::monostate for a branch whose result is void); index() says which
 // branch won. Branches given as rvalues are moved in; lvalues (a
-// join_handle, an awaiter you keep) are awaited by reference.
+// join_handle, a sleep kept as a deadline across a loop) are awaited by
+// reference. An lvalue awaiter other than a sleep (a kept recv() or
+// notified()) does not compile: a loser is cancelled by destroying its
+// awaiter, and the race cannot destroy yours (detail/race.hpp).
 //
 // Semantics (the mechanism is detail/race.hpp):
 // - All branches wait in the same task, for one suspension: no spawn, no

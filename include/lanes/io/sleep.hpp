@@ -24,6 +24,13 @@ using clock = std::chrono::steady_clock;
 // deadline of sleep(d) with d <= 0, is ready without suspending.
 class sleep_awaiter {
  public:
+  // A sleep may be kept across races (detail/race.hpp): a deadline held
+  // for the iterations of a select loop. While it lingers after losing,
+  // its timer can only send a stale wake, which the scheduler ignores; a
+  // new await removes the timer left armed, then arms one for the same
+  // deadline (at once due if it has passed).
+  static constexpr bool kept_across_races = true;
+
   explicit sleep_awaiter(clock::time_point deadline) noexcept : deadline_(deadline) {}
   sleep_awaiter(sleep_awaiter&& other) noexcept : deadline_(other.deadline_) {}  // before arming only
   sleep_awaiter(const sleep_awaiter&) = delete;

@@ -35,7 +35,8 @@ task<result<T, timed_out>> timeout_until(clock::time_point deadline, task<T> op)
 }
 
 // Any other awaitable: awaited in place against the deadline. An lvalue is
-// awaited by reference (it must outlive the co_await), an rvalue is moved in.
+// awaited by reference (it must outlive the co_await; an lvalue awaiter
+// may only be a sleep, as for select), an rvalue is moved in.
 template <class Awaitable>
 requires(!detail::is_task<std::remove_cvref_t<Awaitable>>::value)
     detail::guarded_race<timed_out, Awaitable, sleep_awaiter> timeout_until(clock::time_point deadline,

@@ -57,6 +57,19 @@ decltype(auto) get_awaiter(A&& a) {
 template <class T>
 using value_or_monostate = std::conditional_t<std::is_void_v<T>, std::monostate, T>;
 
+// An awaiter that may be kept across races: given as an lvalue, it is
+// awaited in place and outlives the race, so when it loses its
+// registration is not removed with it. Such an awaiter says so
+// (`kept_across_races`), leaves nothing behind that could misfire while
+// it lingers, and drops what an earlier await left before it registers
+// again: lanes::sleep, a deadline kept across the iterations of a select
+// loop. Any other awaiter given as an lvalue would be registered twice
+// when awaited again (a kept notified() or recv() corrupted its wait list;
+// a kept sleep, the timer wheel), and a loser's grant (a permit, a
+// notification) would stay with it after the race returned.
+template <class T>
+concept keepable_awaiter = T::kept_across_races;
+
 // One branch: the awaitable (owned when given as an rvalue, referred to
 // when given as an lvalue: A is then a reference type) and, if it is not its own awaiter, the
 // awaiter made from it on first use (the awaiter may point into it, so the
@@ -65,6 +78,12 @@ template <class A>
 class race_branch {
   static constexpr bool self_awaiter = std::is_reference_v<decltype(get_awaiter(std::declval<A&&>()))>;
   using stored_awaiter = std::remove_cvref_t<decltype(get_awaiter(std::declval<A&&>()))>;
+  static_assert(!std::is_lvalue_reference_v<A> || !self_awaiter || keepable_awaiter<stored_awaiter>,
+                "lanes: this awaiter cannot be kept across a select, timeout or with_cancellation (an lvalue "
+                "is awaited in place, and a loser that is not destroyed keeps its registration): pass a "
+                "fresh one each time (an rvalue, such as rx.recv()), or keep the awaitable that makes it "
+                "(a join_handle, a oneshot receiver). A sleep may be kept, as may an awaiter of yours that "
+                "declares kept_across_races (see race.hpp)");
 
  public:
   using result_type = decltype(std::declval<stored_awaiter&>().await_resume());

@@ -21,10 +21,17 @@ class timer_registration {
   // Arms a timer that wakes `self` (the running task) at `deadline`; true
   // when the task must suspend. A deadline the wheel has already passed is
   // due: false (resume at once) while the task's cooperative budget lasts,
-  // else it is woken at once and yields once.
+  // else it is woken at once and yields once. A timer still armed from an
+  // earlier await (a sleep kept across a select it lost) is removed first:
+  // linked twice, it cut the wheel's list and lost the timers after it.
   bool arm(task_header& self, std::chrono::steady_clock::time_point deadline) {
+    if (owner_ != nullptr) [[unlikely]]
+      disarm();
+    // Empty here: a timer that fired or was cancelled had its waker moved
+    // out (under its shard's lock, before `linked` was cleared), and one
+    // found due below has it dropped or woken.
     entry_.fired = false;
-    entry_.to_wake = self.make_waker();
+    entry_.to_wake.fill(self.make_waker());
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
     if (timer_register(*self.owner(), entry_, ns < 0 ? 0 : static_cast<std::uint64_t>(ns))) {
       owner_ = self.owner();
