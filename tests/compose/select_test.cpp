@@ -230,6 +230,36 @@ TEST(Select, AKeptSleepWhoseDeadlinePassedWhileItLingeredWinsAtOnce) {
   }());
 }
 
+// One wait at a time on a receiver or a handle: the same one in two
+// branches is refused, and the message says a select can be the cause.
+TEST(Select, TheSameReceiverOrHandleInTwoBranchesIsAClearError) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    auto [tx, rx] = mpsc_unbounded<int>();
+    auto names_select = [](const runtime_misuse& e) {
+      return std::string(e.what()).find("two branches of one select") != std::string::npos;
+    };
+    bool recv_refused = false;
+    try {
+      (void)co_await select(rx.recv(), rx.recv());
+    } catch (const runtime_misuse& e) {
+      recv_refused = names_select(e);
+    }
+    EXPECT_TRUE(recv_refused);
+    auto h = spawn(sleeps_until(clock::now() + 1ms));
+    bool handle_refused = false;
+    try {
+      (void)co_await select(h, h);
+    } catch (const runtime_misuse& e) {
+      handle_refused = names_select(e);
+    }
+    EXPECT_TRUE(handle_refused);
+    co_await h;  // both branches were cancelled: the handle can be awaited again
+    (void)co_await tx.send(4);
+    EXPECT_EQ((co_await rx.recv()).value(), 4);
+  }());
+}
+
 // Only an awaiter made to linger may be kept (an lvalue of one that is its
 // own awaiter); the others are refused at compile time (the CTest
 // compose.kept_awaiter_is_refused compiles one and expects the message).

@@ -63,7 +63,9 @@ class interval {
 
     bool await_ready() const {
       if (!holds_) [[unlikely]]
-        detail::throw_misuse("lanes::interval::tick awaited by two tasks at once: one task at a time may wait");
+        detail::throw_misuse(
+            "lanes::interval::tick awaited twice at once (by two tasks, or in two branches of one select): "
+            "one wait at a time");
       return sleep_.await_ready();
     }
     bool await_suspend(std::coroutine_handle<> h) { return sleep_.await_suspend(h); }

@@ -172,7 +172,9 @@ class join_handle {
         return true;
       }
       if (r == registration::taken) [[unlikely]] {
-        detail::throw_misuse("lanes: a join_handle awaited by two tasks at once: one task at a time may wait");
+        detail::throw_misuse(
+            "lanes: a join_handle awaited twice at once (by two tasks, or in two branches of one select): one "
+            "wait at a time");
       }
       return false;  // finished meanwhile: resume at once
     }

@@ -21,7 +21,10 @@ class waiter_slot {
   // Leaves `w` as it was when it throws. `what` names the wait
   // ("lanes::join_set::join_next").
   void occupy(waker&& w, const char* what) {
-    if (waker_) throw runtime_misuse(std::string(what) + " awaited by two tasks at once: one task at a time may wait");
+    if (waker_)
+      throw runtime_misuse(
+          std::string(what) +
+          " awaited twice at once (by two tasks, or in two branches of one select): one wait at a time");
     waker_.fill(static_cast<waker&&>(w));  // empty here: nothing to drop
   }
   // The waiter's waker, to wake (or drop) once the lock is released.
