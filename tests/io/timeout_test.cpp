@@ -320,6 +320,28 @@ TEST(Interval, ATickAwaitedWhileAnotherIsHeldIsMisuse) {
   }());
 }
 
+// A pending tick refers to its interval: moving either side of a move
+// while one is pending is refused (it used to move, and the tick then
+// advanced, or outlived, the interval it was taken from).
+TEST(Interval, MovingAnIntervalWhileATickIsPendingIsMisuse) {
+  auto rt = runtime::current_thread().build();
+  rt.block_on([]() -> task<void> {
+    const auto start = clock::now() - 35ms;
+    interval iv(10ms, missed_tick::burst, start);
+    interval other(1ms);
+    {
+      auto held = iv.tick();
+      EXPECT_THROW((void)interval(std::move(iv)), runtime_misuse);
+      EXPECT_THROW(other = std::move(iv), runtime_misuse);
+      EXPECT_THROW(iv = std::move(other), runtime_misuse);
+      EXPECT_EQ(other.period(), 1ms);  // a refused move moves nothing
+      EXPECT_EQ(co_await std::move(held), start);
+    }
+    interval moved(std::move(iv));  // no tick pending: fine
+    EXPECT_EQ(co_await moved.tick(), start + 10ms);
+  }());
+}
+
 TEST(Interval, RejectsANonPositivePeriod) {
   EXPECT_THROW(interval(0ms), config_error);
   EXPECT_THROW(interval(-1ms), config_error);

@@ -9,7 +9,8 @@
 // One task at a time waits for a tick (Tokio's tick takes &mut self): a
 // second tick awaited while one is pending is a runtime_misuse, where the
 // two used to advance one schedule unsynchronized (a data race across
-// workers). Move-only: a pending tick refers to its interval.
+// workers). Move-only, and not while a tick is pending (a runtime_misuse:
+// that tick refers to the interval it came from).
 #pragma once
 
 #include <atomic>
@@ -34,12 +35,23 @@ class interval {
       : period_(period), policy_(policy), next_(start) {
     if (period <= clock::duration::zero()) throw config_error("lanes::interval: the period must be positive");
   }
-  // Not while a tick is pending (that tick refers to `other`).
-  interval(interval&& other) noexcept : period_(other.period_), policy_(other.policy_), next_(other.next_) {}
-  interval& operator=(interval&& other) noexcept {
-    period_ = other.period_;
-    policy_ = other.policy_;
-    next_ = other.next_;
+  // Not while a tick of either is pending: that tick refers to the
+  // interval it was taken from, and would advance it (or outlive it) after
+  // the move. Such a move is a runtime_misuse, and moves nothing.
+  // Not noexcept for that reason: interval is not copyable, so a container
+  // moves it all the same.
+  interval(interval&& other)  // NOLINT(performance-noexcept-move-constructor)
+      : period_(other.period_), policy_(other.policy_), next_(other.next_) {
+    other.refuse_move_while_ticking();
+  }
+  interval& operator=(interval&& other) {  // NOLINT(performance-noexcept-move-constructor)
+    if (this != &other) {
+      refuse_move_while_ticking();
+      other.refuse_move_while_ticking();
+      period_ = other.period_;
+      policy_ = other.policy_;
+      next_ = other.next_;
+    }
     return *this;
   }
   interval(const interval&) = delete;
@@ -88,6 +100,12 @@ class interval {
   // advanced on one worker is what the next holder reads on another.
   bool take() noexcept { return !ticking_.exchange(true, std::memory_order_acquire); }
   void give_back() noexcept { ticking_.store(false, std::memory_order_release); }
+  void refuse_move_while_ticking() const {
+    if (ticking_.load(std::memory_order_acquire)) [[unlikely]]
+      detail::throw_misuse(
+          "lanes::interval moved while a tick of it is pending: move it before tick() or after "
+          "the co_await");
+  }
 
   clock::time_point advance() {
     const auto fired = next_;
