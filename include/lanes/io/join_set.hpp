@@ -8,7 +8,8 @@
 // set is empty), or rethrows its exception, or throws task_cancelled for a
 // member that was aborted. Destroying the set aborts every member still
 // running. join_next is cancellation-safe: a task aborted while it waits in
-// join_next loses no result; the next join_next returns it.
+// join_next loses no result, nor does a join_next that loses a select or
+// times out; the next join_next returns it.
 //
 // Each member runs inside a small wrapper coroutine (awaiting a task runs
 // it inline, so no extra spawn) that records its outcome in the set's
@@ -170,6 +171,9 @@ class join_set {
    public:
     // `s` null: the set was moved from, and has no members.
     explicit next_awaiter(shared_state* s) noexcept : state_(s) {}
+    // Before it waits only, as for every lanes awaiter: so that a select or
+    // a timeout can take it in (race.hpp moves an rvalue branch into place).
+    next_awaiter(next_awaiter&& other) noexcept : state_(other.state_) {}
     next_awaiter(const next_awaiter&) = delete;
     next_awaiter& operator=(const next_awaiter&) = delete;
     ~next_awaiter() {
