@@ -22,6 +22,8 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <lanes/bridge/offload.hpp>
@@ -32,6 +34,7 @@
 #include <lanes/io/async_fd.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
+#include <lanes/io/timeout.hpp>
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/mpsc.hpp>
 #include <lanes/sync/mutex.hpp>
@@ -470,6 +473,79 @@ TEST(ComposeStress, RandomGroupTreesNeverLeaveAChildBehind) {
   EXPECT_EQ(started.load(), ended.load());
   EXPECT_EQ(outlived.load(), 0);
   EXPECT_GT(started.load(), trees);
+}
+
+// Counts its frame's end: a coroutine parameter lives in the frame from
+// the call, so a task aborted before it first ran counts too.
+struct counts_frame_end {
+  std::atomic<int>* ended;
+  explicit counts_frame_end(std::atomic<int>& n) : ended(&n) {}
+  counts_frame_end(counts_frame_end&& other) noexcept : ended(std::exchange(other.ended, nullptr)) {}
+  counts_frame_end(const counts_frame_end&) = delete;
+  counts_frame_end& operator=(const counts_frame_end&) = delete;
+  ~counts_frame_end() {
+    if (ended != nullptr) ended->fetch_add(1);
+  }
+};
+
+// Sleeps kept as deadlines across select loops, re-armed on whichever
+// worker polls their task, among plain sleeps due in the same slots, with
+// a quarter of the loops aborted at random: no timer is lost (every plain
+// sleeper wakes, every loop that was not aborted ends at its deadline), and
+// every loop ends exactly once. A kept sleep re-armed while its timer was
+// still linked used to cut its slot's list (tests/compose/select_test.cpp).
+task<int> loop_until_kept_deadline(clock::time_point deadline, unsigned seed, counts_frame_end) {
+  std::mt19937 rng(seed);
+  auto kept = sleep_until(deadline);
+  int rounds = 0;
+  for (;;) {
+    auto r = co_await select(sleep(std::chrono::microseconds(20 + rnd(rng) % 400)), kept);
+    if (r.index() == 1) break;
+    ++rounds;
+  }
+  if (clock::now() < deadline) throw std::logic_error("a kept deadline won before its time");
+  co_return rounds;
+}
+
+task<void> sleep_to(clock::time_point at) { co_await sleep_until(at); }
+
+TEST(ComposeStress, KeptDeadlinesAmongPlainSleepsAndRandomAbortsLoseNoTimer) {
+  const int loops = 400 / scale;
+  auto rt = runtime::multi_thread().worker_threads(2).build();
+  std::atomic<int> ended{0};
+  const auto [finished, aborted, woke] =
+      rt.block_on([](int loops, std::atomic<int>& ended) -> task<std::tuple<int, int, int>> {
+        std::mt19937 rng(777);
+        const auto start = clock::now();
+        std::vector<join_handle<int>> looping;
+        std::vector<join_handle<void>> plain;
+        for (int i = 0; i < loops; ++i) {
+          const auto deadline = start + 2ms + std::chrono::microseconds(rnd(rng) % 20000);
+          looping.push_back(spawn(loop_until_kept_deadline(deadline, rnd(rng), counts_frame_end(ended))));
+          plain.push_back(spawn(sleep_to(deadline + std::chrono::microseconds(rnd(rng) % 50))));
+        }
+        for (int i = 0; i < loops / 4; ++i) {
+          co_await sleep(std::chrono::microseconds(rnd(rng) % 100));
+          looping[rnd(rng) % looping.size()].abort();
+        }
+        int finished = 0;
+        int aborted = 0;
+        for (auto& h : looping) {
+          try {
+            auto r = co_await timeout_until(start + 10s, h);
+            finished += r.has_value() ? 1 : 0;
+          } catch (const task_cancelled&) {
+            ++aborted;
+          }
+        }
+        int woke = 0;
+        for (auto& h : plain) woke += (co_await timeout_until(start + 10s, h)).has_value() ? 1 : 0;
+        co_return std::tuple{finished, aborted, woke};
+      }(loops, ended));
+  EXPECT_EQ(finished + aborted, loops);
+  EXPECT_GT(finished, 0);
+  EXPECT_EQ(woke, loops);
+  EXPECT_EQ(ended.load(), loops);
 }
 
 }  // namespace
