@@ -28,7 +28,9 @@ class sleep_awaiter {
   // for the iterations of a select loop. While it lingers after losing,
   // its timer can only send a stale wake, which the scheduler ignores; a
   // new await removes the timer left armed, then arms one for the same
-  // deadline (at once due if it has passed).
+  // deadline (at once due if it has passed). Like every awaiter it belongs
+  // to the task that awaits it: to share a deadline between tasks, share
+  // the time_point and give each its own sleep_until(deadline).
   static constexpr bool kept_across_races = true;
 
   explicit sleep_awaiter(clock::time_point deadline) noexcept : deadline_(deadline) {}
