@@ -169,6 +169,11 @@ void scheduler::shutdown() noexcept {
     if ((task->load_state() & task_state::complete) == 0) task->cancel_frame();
     complete(*task, false);
   }
+  // 4b. Timers still armed now belong to no task's frame: a sleep kept
+  //     outside the runtime (made before it, lost a select in block_on).
+  //     Unlink them, so that its destructor, once this scheduler is gone,
+  //     finds the timer fired rather than reaching in here.
+  timers_.release_all();
   // 5. Failures still waiting for their join_handle: report them to stderr
   //    when the handle goes, since this runtime's handler will be gone.
   orphan_unobserved_errors(this);

@@ -66,6 +66,15 @@ void timer_shards::advance(std::uint64_t now, unsigned own, bool all, std::vecto
   if (contributed > 1) timer_wheel::sort_by_deadline(due, start);
 }
 
+void timer_shards::release_all() noexcept {
+  for (auto& s : shards_) {
+    std::lock_guard lock(s->mutex);
+    s->wheel.release_all();
+    s->pending.store(0, std::memory_order_release);
+    s->earliest.store(UINT64_MAX, std::memory_order_relaxed);
+  }
+}
+
 std::optional<std::uint64_t> timer_shards::next_deadline() const {
   std::optional<std::uint64_t> earliest;
   for (const auto& s : shards_) {

@@ -60,6 +60,8 @@ class timer_shards {
   // about `limit` timers in all (timer_wheel::advance).
   void advance(std::uint64_t now, unsigned own, bool all, std::vector<timer_wheel::due_timer>& due,
                std::size_t limit = SIZE_MAX);
+  // Every shard's timer_wheel::release_all(), for the runtime's shutdown.
+  void release_all() noexcept;
   // The earliest tick at which advance() could find something due.
   std::optional<std::uint64_t> next_deadline() const;
   // Timers pending in all shards (a hint: each shard's count is read alone).

@@ -150,6 +150,29 @@ void timer_wheel::remove(timer_entry& entry) noexcept {
   --size_;
 }
 
+void timer_wheel::release_all() noexcept {
+  const auto release_list = [](timer_entry*& list) {
+    for (timer_entry* entry = list; entry != nullptr;) {
+      timer_entry* following = entry->next;
+      entry->prev = entry->next = nullptr;
+      waker dropped = static_cast<waker&&>(entry->to_wake);
+      entry->linked.store(false, std::memory_order_release);  // the last touch (see timer_entry.hpp)
+      entry = following;
+    }
+    list = nullptr;
+  };
+  const auto release_level = [&](auto& lvl) {
+    for (auto& head : lvl.heads) release_list(head);
+    lvl.occupied.fill(0);
+    lvl.summary = 0;
+  };
+  release_level(level0_);
+  for (auto& lvl : upper_) release_level(lvl);
+  release_list(run_);
+  unsorted_ = {};
+  size_ = 0;
+}
+
 std::optional<timer_wheel::expiration> timer_wheel::next_expiration() const noexcept {
   std::optional<expiration> best;
   for (int lvl = 0; lvl < levels; ++lvl) {

@@ -69,6 +69,12 @@ class timer_wheel {
   void advance(std::uint64_t now, std::vector<due_timer>& due, std::size_t limit = SIZE_MAX);
   // Puts due[from..] in deadline order, ties kept in the order found.
   static void sort_by_deadline(std::vector<due_timer>& due, std::size_t from);
+  // Unlinks every entry left and drops its waker; each entry's `linked`
+  // is cleared last, as a firing does. For the runtime's shutdown, after
+  // its tasks' frames are gone: what is left belongs to sleeps kept outside
+  // any task, whose destructors then find their timer fired instead of
+  // reaching into a wheel that no longer exists.
+  void release_all() noexcept;
   // The earliest tick at which advance() could find something due.
   std::optional<std::uint64_t> next_deadline() const noexcept;
   std::uint64_t now() const noexcept { return elapsed_; }

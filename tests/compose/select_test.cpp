@@ -230,6 +230,34 @@ TEST(Select, AKeptSleepWhoseDeadlinePassedWhileItLingeredWinsAtOnce) {
   }());
 }
 
+// A kept sleep made before the runtime outlives it. The runtime's shutdown
+// lets go of its timer: destroying it afterwards, or awaiting it on another
+// runtime, does not reach into the runtime that is gone (it did: a
+// use-after-free, which AddressSanitizer reports).
+task<std::size_t> race_once(sleep_awaiter& kept) {
+  auto r = co_await select(sleep(50us), kept);
+  co_return r.index();
+}
+
+TEST(Select, AKeptSleepMayOutliveTheRuntimeItWasArmedOn) {
+  {
+    auto kept = sleep(1h);
+    {
+      auto rt = runtime::current_thread().build();
+      EXPECT_EQ(rt.block_on(race_once(kept)), 0U);
+    }
+  }  // destroyed after its runtime, its timer still armed there
+  const auto made = clock::now();
+  auto deadline = sleep(30ms);
+  {
+    auto rt = runtime::current_thread().build();
+    EXPECT_EQ(rt.block_on(race_once(deadline)), 0U);
+  }
+  auto rt = two_workers();  // awaited again on another runtime
+  rt.block_on([](sleep_awaiter& d) -> task<void> { co_await d; }(deadline));
+  EXPECT_GE(clock::now() - made, 30ms);
+}
+
 // One wait at a time on a receiver or a handle: the same one in two
 // branches is refused, and the message says a select can be the cause.
 TEST(Select, TheSameReceiverOrHandleInTwoBranchesIsAClearError) {

@@ -190,6 +190,38 @@ TEST(TimerWheel, TheRunKeepsItsOrderAndAllowsRemoval) {
   EXPECT_FALSE(wheel.next_deadline().has_value());
 }
 
+// At a runtime's shutdown the wheel lets go of what is left, wherever it
+// sits (level 0, a coarse level, the run): every entry unlinked, the wheel
+// empty and usable again.
+TEST(TimerWheel, ReleaseAllUnlinksEveryEntry) {
+  timer_wheel wheel;
+  std::vector<timer_entry> entries(6);
+  const std::uint64_t deadlines[] = {10'000, 10'001, 100, 300'000, 1ULL << 40, 9'000};
+  for (std::size_t i = 0; i < 3; ++i) {  // two go onto the run, one into level 0 after it
+    entries[i].deadline_tick = deadlines[i];
+    ASSERT_TRUE(wheel.insert(entries[i]));
+  }
+  std::vector<timer_wheel::due_timer> due;
+  wheel.advance(8'192, due);  // fires the 100; the level-1 slot of 10,000 goes onto the run
+  ASSERT_EQ(due.size(), 1U);
+  for (std::size_t i = 3; i < entries.size(); ++i) {
+    entries[i].deadline_tick = deadlines[i];
+    ASSERT_TRUE(wheel.insert(entries[i]));
+  }
+  EXPECT_EQ(wheel.size(), 5U);
+  wheel.release_all();
+  for (std::size_t i = 0; i < entries.size(); ++i) EXPECT_FALSE(entries[i].linked) << i;
+  EXPECT_EQ(wheel.size(), 0U);
+  EXPECT_FALSE(wheel.next_deadline().has_value());
+  wheel.remove(entries[0]);  // a released entry is not linked: removing it is harmless
+  timer_entry again;
+  again.deadline_tick = 20'000;
+  ASSERT_TRUE(wheel.insert(again));
+  wheel.advance(20'000, due);
+  EXPECT_EQ(due.size(), 2U);
+  EXPECT_FALSE(again.linked);
+}
+
 // A coarse slot appended out of deadline order is cascaded as before, and
 // its timers still come out in deadline order.
 TEST(TimerWheel, ASlotOutOfOrderIsCascaded) {

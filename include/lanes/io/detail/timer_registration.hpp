@@ -48,7 +48,12 @@ class timer_registration {
   // Removes the timer if it is still pending; true when it had fired (its
   // wake was sent) since the last arm().
   bool disarm() noexcept {
-    if (owner_ != nullptr && !timer_cancel(*owner_, entry_)) entry_.fired = true;
+    // Not linked: it fired (its wake was sent), or its runtime shut down
+    // and released it (the scheduler may be gone: do not reach into it).
+    // The acquire pairs with the firing's (or the release's) last store.
+    if (owner_ != nullptr && (!entry_.linked.load(std::memory_order_acquire) || !timer_cancel(*owner_, entry_))) {
+      entry_.fired = true;
+    }
     owner_ = nullptr;
     return entry_.fired;
   }
