@@ -23,9 +23,10 @@ bool timer_shards::insert(unsigned index, timer_entry& entry) noexcept {
 }
 
 bool timer_shards::cancel(timer_entry& entry) noexcept {
-  // Fired: the firing thread is done with the entry (timer_entry.hpp), and
-  // its waker is gone already. Most timers end this way; no lock then.
-  if (!entry.linked.load(std::memory_order_acquire)) return false;
+  // A timer that fired (most end this way) is not brought here: its owner
+  // reads `linked` first (timer_registration::disarm), since after a
+  // shutdown this object may be gone. Here it is read again under the lock,
+  // for a timer that fires meanwhile.
   shard& s = *shards_[entry.shard];
   waker dropped;  // released after the lock
   {

@@ -47,7 +47,8 @@ class timer_shards {
   // Links `entry` (its deadline_tick set) into `shard`; false (not linked)
   // when that shard's time has reached the deadline: fire it at once.
   bool insert(unsigned shard, timer_entry& entry) noexcept;
-  // Unlinks `entry` if it is still pending; false when it has fired.
+  // Unlinks `entry` if it is still pending; false when it has fired. The
+  // caller skips timers it sees fired (`linked` clear) without calling.
   bool cancel(timer_entry& entry) noexcept;
   // Everything due at `now` in deadline order. `all` (the worker in the
   // driver, which fires for everyone): every shard, waiting for each lock.

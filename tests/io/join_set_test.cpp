@@ -247,8 +247,9 @@ TEST_P(JoinSetBothFlavors, AMovedFromSetIsEmptyAndUsable) {
 }
 
 TEST_P(JoinSetBothFlavors, JoinNextIsCancellationSafe) {
-  // Time out join_next over and over while members finish: every result
-  // still comes out exactly once.
+  // Time out a task waiting in join_next over and over (each time-out
+  // aborts that task) while members finish: every result still comes out
+  // exactly once.
   auto rt = make();
   const int sum = rt.block_on([]() -> task<int> {
     join_set<int> set;
@@ -268,10 +269,10 @@ TEST_P(JoinSetBothFlavors, JoinNextIsCancellationSafe) {
   EXPECT_EQ(sum, 40 * 41 / 2);
 }
 
-// join_next() itself races in a select or a timeout (it could not: its
-// awaiter did not move, so neither compiled, and the test above wraps it in
-// a task). A join_next that loses, also after a member finished, takes
-// nothing: every result comes out exactly once.
+// join_next() itself races in a select or a timeout, in place (it could
+// not: its awaiter did not move, so neither compiled). A join_next that
+// loses, also after a member finished, takes nothing: every result comes
+// out exactly once.
 TEST_P(JoinSetBothFlavors, JoinNextInASelectOrATimeoutLosesNoResult) {
   auto rt = make();
   const int sum = rt.block_on([]() -> task<int> {

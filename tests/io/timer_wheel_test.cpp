@@ -197,7 +197,7 @@ TEST(TimerWheel, ReleaseAllUnlinksEveryEntry) {
   timer_wheel wheel;
   std::vector<timer_entry> entries(6);
   const std::uint64_t deadlines[] = {10'000, 10'001, 100, 300'000, 1ULL << 40, 9'000};
-  for (std::size_t i = 0; i < 3; ++i) {  // two go onto the run, one into level 0 after it
+  for (std::size_t i = 0; i < 3; ++i) {  // two into one level-1 slot, the 100 into level 0
     entries[i].deadline_tick = deadlines[i];
     ASSERT_TRUE(wheel.insert(entries[i]));
   }
