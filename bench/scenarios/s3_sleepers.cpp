@@ -1,7 +1,8 @@
 // S3: 100,000 io tasks that each sleep 100 ms; time until all are joined,
 // and resident memory per task. Peer: as many Asio coroutines on
-// steady_timers, on an io_context run by the same number of threads. Each
-// side runs in its own child process (see run_isolated).
+// steady_timers, on an io_context run by the same number of threads; and,
+// where it was built, Tokio with as many workers (bench/peers/tokio). Each
+// side runs in its own process (run_isolated; Tokio's is its own program).
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "asio_peer.hpp"
 #include "json_writer.hpp"
 #include "scenario.hpp"
+#include "tokio_peer.hpp"
 
 namespace lanes::bench {
 
@@ -64,7 +66,8 @@ int run_s3(const options& opts) {
   const int tasks = opts.quick ? 10'000 : 100'000;
   const int rounds = opts.quick ? 1 : 3;
   const unsigned workers = budget::detect().io_threads.value;
-  std::vector<double> lanes_ms, lanes_bytes, asio_ms, asio_bytes;
+  std::vector<double> lanes_ms, lanes_bytes, asio_ms, asio_bytes, tokio_ms, tokio_bytes;
+  bool with_tokio = true;
   for (int r = 0; r < rounds; ++r) {
     const auto l = run_isolated([&] { return lanes_side(tasks, workers); });
     const auto a = run_isolated([&] { return asio_side(tasks, workers); });
@@ -72,14 +75,26 @@ int run_s3(const options& opts) {
     lanes_bytes.push_back(l[1]);
     asio_ms.push_back(a[0]);
     asio_bytes.push_back(a[1]);
+    if (!with_tokio) continue;
+    const auto t = run_tokio_peer({"s3", std::to_string(workers), std::to_string(tasks)});
+    with_tokio = t && t->size() == 2;
+    if (with_tokio) {
+      tokio_ms.push_back((*t)[0]);
+      tokio_bytes.push_back((*t)[1]);
+    }
   }
   const double lm = median(lanes_ms), lb = median(lanes_bytes), am = median(asio_ms), ab = median(asio_bytes);
+  const double tm = median(tokio_ms), tb = median(tokio_bytes);
   if (!opts.json) {
     std::printf("S3: %d tasks sleeping 100 ms, %u io thread(s), median of %d runs\n", tasks, workers, rounds);
     std::printf("  %-22s %12s %16s\n", "", "wall ms", "bytes per task");
     std::printf("  %-22s %12.1f %16.0f\n", "lanes", lm, lb);
     std::printf("  %-22s %12.1f %16.0f\n", "Boost.Asio coroutines", am, ab);
     std::printf("  %-22s %12.2f %16.2f\n", "lanes / asio", lm / am, lb / ab);
+    if (with_tokio) {
+      std::printf("  %-22s %12.1f %16.0f\n", tokio_peer_name().c_str(), tm, tb);
+      std::printf("  %-22s %12.2f %16.2f\n", "lanes / tokio", lm / tm, lb / tb);
+    }
   }
   tool::json_writer json;
   json.begin_object()
@@ -92,8 +107,17 @@ int run_s3(const options& opts) {
       .field("asio_wall_ms", am)
       .field("asio_bytes_per_task", ab)
       .field("wall_ratio_lanes_over_asio", lm / am)
-      .field("bytes_ratio_lanes_over_asio", lb / ab)
-      .end_object();
+      .field("bytes_ratio_lanes_over_asio", lb / ab);
+  if (with_tokio) {
+    json.field("tokio", tokio_peer_name())
+        .field("tokio_wall_ms", tm)
+        .field("tokio_bytes_per_task", tb)
+        .field("wall_ratio_lanes_over_tokio", lm / tm)
+        .field("bytes_ratio_lanes_over_tokio", lb / tb);
+  } else {
+    json.null_field("tokio_wall_ms");
+  }
+  json.end_object();
   std::cout << json.str() << std::endl;
   return 0;
 }

@@ -1,7 +1,8 @@
 // S4 (io part): the cost of spawning and awaiting a trivial task from inside
 // a task, one at a time (1,000,000) and as a batch (100,000 spawned, then
 // all awaited); and of creating and joining a std::thread. Peer:
-// asio::co_spawn(..., use_awaitable) on the same number of threads.
+// asio::co_spawn(..., use_awaitable) on the same number of threads; and,
+// where it was built, tokio::spawn on as many workers (bench/peers/tokio).
 // The compute join and the offload round trip join S4 with their lanes.
 #include <atomic>
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "offload_peer.hpp"
 #include "s9_peers.hpp"
 #include "scenario.hpp"
+#include "tokio_peer.hpp"
 
 namespace lanes::bench {
 
@@ -105,10 +107,19 @@ int run_s4(const options& opts) {
   const int offloads = opts.quick ? 2'000 : 50'000;
   const unsigned workers = budget::detect().io_threads.value;
   const unsigned compute_threads = budget::detect().compute_threads.value;
-  std::vector<double> l_seq, l_batch, a_seq, a_batch, threads, l_off, p_off;
+  std::vector<double> l_seq, l_batch, a_seq, a_batch, threads, l_off, p_off, t_seq, t_batch;
+  bool with_tokio = true;
   for (int r = 0; r < rounds; ++r) {
     const auto l = run_isolated([&] { return lanes_side(sequential, batch, workers, offloads); });
     const auto a = run_isolated([&] { return asio_side(sequential, batch, workers); });
+    if (with_tokio) {
+      const auto t = run_tokio_peer({"s4", std::to_string(workers), std::to_string(sequential), std::to_string(batch)});
+      with_tokio = t && t->size() == 2;
+      if (with_tokio) {
+        t_seq.push_back((*t)[0]);
+        t_batch.push_back((*t)[1]);
+      }
+    }
     if constexpr (s9_peers_available) {
       p_off.push_back(
           run_isolated([&] { return std::vector<double>{asio_tbb_offload_ns(offloads, compute_threads)}; })[0]);
@@ -123,12 +134,19 @@ int run_s4(const options& opts) {
   const double ls = median(l_seq), lb = median(l_batch), as = median(a_seq), ab = median(a_batch);
   const double th = median(threads);
   const double lo = median(l_off), po = median(p_off);
+  const double ts = median(t_seq), tb = median(t_batch);
   if (!opts.json) {
     std::printf("S4: spawn + await of a trivial task from inside a task, %u io thread(s), median of %d runs\n", workers,
                 rounds);
     std::printf("  %-34s %10s %10s %8s\n", "", "lanes ns", "asio ns", "ratio");
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, as, ls / as);
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, ab, lb / ab);
+    if (with_tokio) {
+      const std::string peer = tokio_peer_name() + " ns";
+      std::printf("  %-34s %10s %10s %8s\n", "", "lanes ns", peer.c_str(), "ratio");
+      std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, ts, ls / ts);
+      std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, tb, lb / tb);
+    }
     std::printf("  %-34s %10.1f\n", "std::thread create + join", th);
     if (s9_peers_available) {
       std::printf("  %-34s %10.1f %10.1f %8.2f  (peer: Asio + oneTBB arena)\n", "offload round trip io->compute->io",
@@ -147,9 +165,17 @@ int run_s4(const options& opts) {
       .field("spawn_await_ratio_lanes_over_asio", ls / as)
       .field("lanes_batch_ns_per_op", lb)
       .field("asio_batch_ns_per_op", ab)
-      .field("batch_ratio_lanes_over_asio", lb / ab)
-      .field("thread_create_join_ns_per_op", th)
-      .field("lanes_offload_round_trip_ns", lo);
+      .field("batch_ratio_lanes_over_asio", lb / ab);
+  if (with_tokio) {
+    json.field("tokio", tokio_peer_name())
+        .field("tokio_spawn_await_ns_per_op", ts)
+        .field("spawn_await_ratio_lanes_over_tokio", ls / ts)
+        .field("tokio_batch_ns_per_op", tb)
+        .field("batch_ratio_lanes_over_tokio", lb / tb);
+  } else {
+    json.null_field("tokio_spawn_await_ns_per_op");
+  }
+  json.field("thread_create_join_ns_per_op", th).field("lanes_offload_round_trip_ns", lo);
   if (s9_peers_available) {
     json.field("asio_tbb_offload_round_trip_ns", po).field("offload_ratio_lanes_over_asio_tbb", lo / po);
   } else {
