@@ -6,13 +6,9 @@
 // so 100,000 fresh frames (~45 MB) spent ~120 ms in faults - half of S3's
 // wall time. Mapping a chunk with MAP_POPULATE fills its pages in one
 // system call, at about half the cost (docs/benchmarks.md, S3). Chunks
-// grow from 64 KiB to 2 MiB per thread; a 2 MiB chunk is aligned to 2 MiB
-// and asks for a transparent huge page before it is populated: one page
-// to zero and map instead of 512. On the 2-vCPU VM (2026-12-05), 32 MiB
-// populated took 43-48 ms in 4 KiB pages and 2.5-2.9 ms in huge pages
-// once the host had backed them (27-66 ms the first time it had not).
-// Where THP is off (`never`) the advice is ignored and the chunk is
-// populated in 4 KiB pages, as before.
+// grow from 64 KiB to 2 MiB per thread; a 2 MiB chunk is populated as a
+// transparent huge page when those are cheap here, and in 4 KiB pages when
+// they are not (chunk_mapper.cpp says when, and why it varies).
 //
 // Ownership: a block belongs to whichever list holds it. A thread's list
 // keeps at most `max_cached` blocks per class; past that, half of it moves
@@ -31,14 +27,13 @@
 // before the lock, over blocks that were just freed there.
 #include <lanes/io/detail/frame_allocator.hpp>
 
-#include <sys/mman.h>
-
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <new>
 
+#include "io/chunk_mapper.hpp"
 #include "sanitized_build.hpp"
 
 namespace lanes::detail {
@@ -145,31 +140,11 @@ shared_pool& shared() {
   return *pool;
 }
 
-constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;  // x86-64's PMD size
 static_assert(max_chunk_bytes % huge_page_bytes == 0, "the largest chunks are whole huge pages");
 
-// `bytes` of fresh memory, already populated. Chunks smaller than a huge
-// page are mapped with MAP_POPULATE. Larger ones are mapped with a huge
-// page of slack, trimmed to a huge-page boundary, advised MADV_HUGEPAGE and
-// then populated (MADV_POPULATE_WRITE, Linux 5.14; on an older kernel the
-// pages fault in on first use, as plain memory does).
-char* map_populated(std::size_t bytes) {
-  if (bytes < huge_page_bytes) {
-    void* chunk = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (chunk == MAP_FAILED) throw std::bad_alloc();
-    return static_cast<char*>(chunk);
-  }
-  const std::size_t reserved = bytes + huge_page_bytes;
-  void* raw = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (raw == MAP_FAILED) throw std::bad_alloc();
-  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(raw) & (huge_page_bytes - 1);
-  const std::size_t head = misaligned == 0 ? 0 : huge_page_bytes - misaligned;
-  char* chunk = static_cast<char*>(raw) + head;
-  if (head != 0) ::munmap(raw, head);
-  ::munmap(chunk + bytes, reserved - head - bytes);
-  (void)::madvise(chunk, bytes, MADV_HUGEPAGE);  // advice: refused (THP off) means 4 KiB pages
-  (void)::madvise(chunk, bytes, MADV_POPULATE_WRITE);
-  return chunk;
+chunk_mapper& mapper() {
+  static auto* m = new chunk_mapper;  // never destroyed: threads carve during static destruction too
+  return *m;
 }
 
 // The unused rest of this thread's current chunk.
@@ -177,7 +152,7 @@ class chunk_carver {
  public:
   void* carve(std::size_t bytes) {
     if (static_cast<std::size_t>(end_ - next_) < bytes) {
-      next_ = map_populated(chunk_bytes_);  // page-aligned: every block is 64-byte aligned
+      next_ = mapper().map(chunk_bytes_);  // page-aligned: every block is 64-byte aligned
       end_ = next_ + chunk_bytes_;
       if (chunk_bytes_ < max_chunk_bytes) chunk_bytes_ *= 2;
     }

@@ -1,0 +1,55 @@
+// The frame allocator's chunks (src/io/chunk_mapper.hpp): populated,
+// aligned memory, and the choice between huge and small pages that follows
+// what each cost last.
+#include "io/chunk_mapper.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace lanes::detail {
+namespace {
+
+constexpr std::uint64_t ms = 1'000'000;
+
+TEST(ChunkMapper, TriesHugePagesFirst) { EXPECT_TRUE(chunk_mapper::prefer_huge(0, 0, 0)); }
+
+TEST(ChunkMapper, KeepsHugePagesWhileTheyAreCheap) {
+  EXPECT_TRUE(chunk_mapper::prefer_huge(ms / 5, 0, 0));       // cheaper than the small-page guess
+  EXPECT_TRUE(chunk_mapper::prefer_huge(ms / 5, ms, 0));      // cheaper than small pages measured
+  EXPECT_TRUE(chunk_mapper::prefer_huge(3 * ms, 4 * ms, 0));  // slow, but small pages are slower here
+}
+
+TEST(ChunkMapper, SwitchesToSmallPagesWhenAHugePageCostMore) {
+  // A huge page the host did not back: 6 ms, against ~1 ms guessed or measured.
+  EXPECT_FALSE(chunk_mapper::prefer_huge(6 * ms, 0, 0));
+  EXPECT_FALSE(chunk_mapper::prefer_huge(6 * ms, ms, 5 * ms));
+  EXPECT_FALSE(chunk_mapper::prefer_huge(chunk_mapper::small_pages_guess_ns + 1, 0, 0));
+}
+
+TEST(ChunkMapper, TriesHugePagesAgainAfterAWhile) {
+  EXPECT_FALSE(chunk_mapper::prefer_huge(6 * ms, ms, chunk_mapper::retry_huge_after_ns - 1));
+  EXPECT_TRUE(chunk_mapper::prefer_huge(6 * ms, ms, chunk_mapper::retry_huge_after_ns));
+}
+
+TEST(ChunkMapper, ChunksAreWritableAlignedAndDistinct) {
+  chunk_mapper mapper;
+  // Small chunks, then enough 2 MiB ones that both kinds of pages are likely
+  // taken on a host where huge pages are slow (the first one may be).
+  char* previous = nullptr;
+  for (std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, huge_page_bytes, huge_page_bytes,
+                            huge_page_bytes, 2 * huge_page_bytes}) {
+    char* chunk = mapper.map(bytes);
+    ASSERT_NE(chunk, nullptr);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(chunk) % 4096, 0U);
+    EXPECT_NE(chunk, previous);
+    std::memset(chunk, 0x5a, bytes);
+    EXPECT_EQ(chunk[0], 0x5a);
+    EXPECT_EQ(chunk[bytes - 1], 0x5a);
+    previous = chunk;
+  }
+}
+
+}  // namespace
+}  // namespace lanes::detail
