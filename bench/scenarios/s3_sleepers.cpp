@@ -15,8 +15,8 @@
 
 #include "asio_peer.hpp"
 #include "json_writer.hpp"
+#include "rust_peer.hpp"
 #include "scenario.hpp"
-#include "tokio_peer.hpp"
 
 namespace lanes::bench {
 
@@ -76,8 +76,8 @@ int run_s3(const options& opts) {
     asio_ms.push_back(a[0]);
     asio_bytes.push_back(a[1]);
     if (!with_tokio) continue;
-    const auto t = run_tokio_peer({"s3", std::to_string(workers), std::to_string(tasks)});
-    with_tokio = t && t->size() == 2;
+    const auto t = run_rust_peer(rust_peer::tokio, {"s3", std::to_string(workers), std::to_string(tasks)}, 2);
+    with_tokio = t.has_value();
     if (with_tokio) {
       tokio_ms.push_back((*t)[0]);
       tokio_bytes.push_back((*t)[1]);
@@ -92,7 +92,7 @@ int run_s3(const options& opts) {
     std::printf("  %-22s %12.1f %16.0f\n", "Boost.Asio coroutines", am, ab);
     std::printf("  %-22s %12.2f %16.2f\n", "lanes / asio", lm / am, lb / ab);
     if (with_tokio) {
-      std::printf("  %-22s %12.1f %16.0f\n", tokio_peer_name().c_str(), tm, tb);
+      std::printf("  %-22s %12.1f %16.0f\n", rust_peer_title(rust_peer::tokio).c_str(), tm, tb);
       std::printf("  %-22s %12.2f %16.2f\n", "lanes / tokio", lm / tm, lb / tb);
     }
   }
@@ -109,7 +109,7 @@ int run_s3(const options& opts) {
       .field("wall_ratio_lanes_over_asio", lm / am)
       .field("bytes_ratio_lanes_over_asio", lb / ab);
   if (with_tokio) {
-    json.field("tokio", tokio_peer_name())
+    json.field("tokio", rust_peer_title(rust_peer::tokio))
         .field("tokio_wall_ms", tm)
         .field("tokio_bytes_per_task", tb)
         .field("wall_ratio_lanes_over_tokio", lm / tm)

@@ -21,9 +21,9 @@
 #include "asio_peer.hpp"
 #include "json_writer.hpp"
 #include "offload_peer.hpp"
+#include "rust_peer.hpp"
 #include "s9_peers.hpp"
 #include "scenario.hpp"
-#include "tokio_peer.hpp"
 
 namespace lanes::bench {
 
@@ -113,8 +113,9 @@ int run_s4(const options& opts) {
     const auto l = run_isolated([&] { return lanes_side(sequential, batch, workers, offloads); });
     const auto a = run_isolated([&] { return asio_side(sequential, batch, workers); });
     if (with_tokio) {
-      const auto t = run_tokio_peer({"s4", std::to_string(workers), std::to_string(sequential), std::to_string(batch)});
-      with_tokio = t && t->size() == 2;
+      const auto t = run_rust_peer(
+          rust_peer::tokio, {"s4", std::to_string(workers), std::to_string(sequential), std::to_string(batch)}, 2);
+      with_tokio = t.has_value();
       if (with_tokio) {
         t_seq.push_back((*t)[0]);
         t_batch.push_back((*t)[1]);
@@ -142,7 +143,7 @@ int run_s4(const options& opts) {
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, as, ls / as);
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, ab, lb / ab);
     if (with_tokio) {
-      const std::string peer = tokio_peer_name() + " ns";
+      const std::string peer = rust_peer_title(rust_peer::tokio) + " ns";
       std::printf("  %-34s %10s %10s %8s\n", "", "lanes ns", peer.c_str(), "ratio");
       std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, ts, ls / ts);
       std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, tb, lb / tb);
@@ -167,7 +168,7 @@ int run_s4(const options& opts) {
       .field("asio_batch_ns_per_op", ab)
       .field("batch_ratio_lanes_over_asio", lb / ab);
   if (with_tokio) {
-    json.field("tokio", tokio_peer_name())
+    json.field("tokio", rust_peer_title(rust_peer::tokio))
         .field("tokio_spawn_await_ns_per_op", ts)
         .field("spawn_await_ratio_lanes_over_tokio", ls / ts)
         .field("tokio_batch_ns_per_op", tb)

@@ -1,8 +1,9 @@
 // S9: fork-join. fib(32) by recursive join (no cutoff, and a cutoff at
 // n < 20), on one thread and on all; the bare cost of a join of two
 // trivial closures. Peers in the same run: oneTBB (parallel_invoke in a
-// task_arena of the same size) and OpenMP tasks (num_threads the same).
-// Each side runs in its own forked child.
+// task_arena of the same size), OpenMP tasks (num_threads the same) and,
+// where it was built, Rayon (rayon::join in a pool of the same size:
+// bench/peers/rayon). Each side runs in its own process.
 //
 // Under ThreadSanitizer the peers are not run: their libraries are not
 // instrumented, so TSan would report their internal synchronisation.
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@
 #include <lanes/compute/sort.hpp>
 
 #include "json_writer.hpp"
+#include "rust_peer.hpp"
 #include "s9_peers.hpp"
 #include "scenario.hpp"
 
@@ -118,12 +121,23 @@ struct row {
   double lanes;
   double tbb;
   double omp;
+  double rayon;
 };
 
 void print_row(const row& r) {
   const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-  std::printf("  %-40s %10.2f %10.2f %10.2f %8.2f %8.2f\n", r.what, r.lanes, r.tbb, r.omp, ratio(r.lanes, r.tbb),
-              ratio(r.lanes, r.omp));
+  std::printf("  %-40s %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f %8.2f\n", r.what, r.lanes, r.tbb, r.omp, r.rayon,
+              ratio(r.lanes, r.tbb), ratio(r.lanes, r.omp), ratio(r.lanes, r.rayon));
+}
+
+// The Rayon peer's numbers for `args`, or none (and no more tries) once it
+// was not there.
+std::optional<std::vector<double>> rayon_side(bool& with_rayon, const std::vector<std::string>& args,
+                                              std::size_t expected) {
+  if (!with_rayon) return std::nullopt;
+  auto numbers = run_rust_peer(rust_peer::rayon, args, expected);
+  with_rayon = numbers.has_value();
+  return numbers;
 }
 
 }  // namespace
@@ -142,14 +156,24 @@ int run_s9(const options& opts) {
       .field("fib_n", n)
       .field("fib_tasks", static_cast<double>(s9_fib_calls(n)));
   json.field("runs", static_cast<unsigned>(rounds)).field("peers_run", s9_peers_available);
+  bool with_rayon = true;  // until the peer is found missing
+  const std::string rayon = rust_peer_title(rust_peer::rayon);
   if (!opts.json) {
     std::printf("S9: fork-join, fib(%u) = %llu calls, median of %d runs%s\n", n,
                 static_cast<unsigned long long>(s9_fib_calls(n)), rounds,
                 s9_peers_available ? "" : " (peers not run under ThreadSanitizer)");
-    std::printf("  %-40s %10s %10s %10s %8s %8s\n", "", "lanes", "oneTBB", "OpenMP", "/TBB", "/OMP");
+    std::printf("  %-40s %10s %10s %10s %10s %8s %8s %8s\n", "", "lanes", "oneTBB", "OpenMP", rayon.c_str(), "/TBB",
+                "/OMP", "/Rayon");
   }
+  const auto rayon_field = [&](const std::string& key, double value) {
+    if (with_rayon) {
+      json.field(key, value);
+    } else {
+      json.null_field(key);
+    }
+  };
   for (unsigned threads : sizes) {
-    std::vector<double> l_nc, l_c, l_j, t_nc, t_c, t_j, o_nc, o_c;
+    std::vector<double> l_nc, l_c, l_j, t_nc, t_c, t_j, o_nc, o_c, r_nc, r_c, r_j;
     for (int r = 0; r < rounds; ++r) {
       const auto l = run_isolated([&] { return lanes_fib(n, threads, joins); });
       l_nc.push_back(l[0]);
@@ -164,11 +188,17 @@ int run_s9(const options& opts) {
         o_nc.push_back(o[0]);
         o_c.push_back(o[1]);
       }
+      const auto args = {std::string("fib"), std::to_string(n), std::to_string(threads), std::to_string(joins)};
+      if (const auto ry = rayon_side(with_rayon, args, 3)) {
+        r_nc.push_back((*ry)[0]);
+        r_c.push_back((*ry)[1]);
+        r_j.push_back((*ry)[2]);
+      }
     }
     const std::string at = std::to_string(threads) + (threads == 1 ? " thread" : " threads");
-    const row no_cutoff{"fib, no cutoff: ns per task", median(l_nc), median(t_nc), median(o_nc)};
-    const row cutoff{"fib, cutoff n < 20: ms", median(l_c), median(t_c), median(o_c)};
-    const row join_cost{"join of two trivial closures: ns", median(l_j), median(t_j), 0};
+    const row no_cutoff{"fib, no cutoff: ns per task", median(l_nc), median(t_nc), median(o_nc), median(r_nc)};
+    const row cutoff{"fib, cutoff n < 20: ms", median(l_c), median(t_c), median(o_c), median(r_c)};
+    const row join_cost{"join of two trivial closures: ns", median(l_j), median(t_j), 0, median(r_j)};
     if (!opts.json) {
       std::printf(" %s\n", at.c_str());
       print_row(no_cutoff);
@@ -191,35 +221,41 @@ int run_s9(const options& opts) {
     peer(k + "omp_fib_cutoff_ms", cutoff.omp);
     json.field(k + "lanes_join_ns", join_cost.lanes);
     peer(k + "tbb_parallel_invoke_ns", join_cost.tbb);
+    rayon_field(k + "rayon_fib_ns_per_task", no_cutoff.rayon);
+    rayon_field(k + "rayon_fib_cutoff_ms", cutoff.rayon);
+    rayon_field(k + "rayon_join_ns", join_cost.rayon);
   }
   // The data-parallel rows, on all threads, against one sequential run.
   const std::size_t jobs = opts.quick ? 200 : 2000;
   const std::size_t elements = opts.quick ? 200'000 : 10'000'000;
-  std::vector<std::vector<double>> l_runs, t_runs, o_runs, s_runs;
+  std::vector<std::vector<double>> l_runs, t_runs, o_runs, r_runs, s_runs;
   for (int r = 0; r < rounds; ++r) {
     l_runs.push_back(run_isolated([&] { return lanes_data(all, jobs, elements); }));
     if constexpr (s9_peers_available) {
       t_runs.push_back(run_isolated([&] { return tbb_data(all, jobs, elements); }));
       o_runs.push_back(run_isolated([&] { return omp_data(all, jobs, elements); }));
     }
+    const auto args = {std::string("data"), std::to_string(all), std::to_string(jobs), std::to_string(elements)};
+    if (auto ry = rayon_side(with_rayon, args, 5)) r_runs.push_back(std::move(*ry));
     s_runs.push_back(run_isolated([&] { return sequential_data(jobs, elements); }));
   }
+  if (!with_rayon) r_runs.clear();  // it went missing partway: no row
   const auto med = [](const std::vector<std::vector<double>>& runs, std::size_t i) {
     std::vector<double> v;
     for (const auto& r : runs) v.push_back(r[i]);
     return median(v);
   };
-  for (const auto* runs : {&l_runs, &t_runs, &o_runs}) {
+  for (const auto* runs : {&l_runs, &t_runs, &o_runs, &r_runs}) {
     for (const auto& r : *runs) {
       if (r[3] != s_runs[0][3] || r[4] != s_runs[0][4]) throw std::logic_error("S9: a side computed another sum");
     }
   }
-  const row jobs_row{"2,000 jobs of ~20 us: ms", med(l_runs, 0), med(t_runs, 0), med(o_runs, 0)};
-  const row squares_row{"sum of squares, 10M u64: ms", med(l_runs, 1), med(t_runs, 1), med(o_runs, 1)};
-  const row sort_row{"sort 10M u64: ms", med(l_runs, 2), med(t_runs, 2), med(o_runs, 2)};
+  const row jobs_row{"2,000 jobs of ~20 us: ms", med(l_runs, 0), med(t_runs, 0), med(o_runs, 0), med(r_runs, 0)};
+  const row squares_row{"sum of squares, 10M u64: ms", med(l_runs, 1), med(t_runs, 1), med(o_runs, 1), med(r_runs, 1)};
+  const row sort_row{"sort 10M u64: ms", med(l_runs, 2), med(t_runs, 2), med(o_runs, 2), med(r_runs, 2)};
   const double seq_jobs = med(s_runs, 0), seq_squares = med(s_runs, 1), seq_sort = med(s_runs, 2);
   if (!opts.json) {
-    std::printf(" %u threads, data-parallel (OpenMP sort: __gnu_parallel::sort)%s\n", all,
+    std::printf(" %u threads, data-parallel (OpenMP sort: __gnu_parallel::sort; Rayon: par_sort_unstable)%s\n", all,
                 opts.quick ? " (quick: 200 jobs, 200,000 elements)" : "");
     print_row(jobs_row);
     print_row(squares_row);
@@ -249,6 +285,10 @@ int run_s9(const options& opts) {
   json.field("lanes_sort_ms", sort_row.lanes).field("sequential_sort_ms", seq_sort);
   peer("tbb_sort_ms", sort_row.tbb);
   peer("omp_sort_ms", sort_row.omp);
+  if (with_rayon) json.field("rayon", rayon);
+  rayon_field("rayon_jobs_ms", jobs_row.rayon);
+  rayon_field("rayon_squares_ms", squares_row.rayon);
+  rayon_field("rayon_sort_ms", sort_row.rayon);
   json.end_object();
   std::cout << json.str() << std::endl;
   return 0;

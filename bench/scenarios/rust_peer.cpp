@@ -1,0 +1,124 @@
+// Finding and running the Rust peers (rust_peer.hpp).
+#include "rust_peer.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+// Where this build made no peer, CMake defines nothing: empty strings.
+#ifndef LANES_TOKIO_PEER_BUILT
+#define LANES_TOKIO_PEER_BUILT ""
+#define LANES_TOKIO_VERSION ""
+#endif
+#ifndef LANES_RAYON_PEER_BUILT
+#define LANES_RAYON_PEER_BUILT ""
+#define LANES_RAYON_VERSION ""
+#endif
+
+namespace lanes::bench {
+
+namespace {
+
+bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
+
+// Everything `argv[0]` writes to stdout, and whether it exited with 0.
+bool capture(const std::vector<std::string>& argv, std::string& out) {
+  int fds[2];
+  if (::pipe(fds) != 0) return false;
+  std::fflush(stdout);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  char buffer[256];
+  ssize_t n = 0;
+  while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// What this build knows of a peer (CMake defines the macros where it built one).
+struct peer_info {
+  const char* program;  // lanes-tokio-peer
+  const char* env;      // LANES_TOKIO_PEER
+  const char* label;    // Tokio
+  const char* built;    // its path in this build tree, or ""
+  const char* version;  // the crate's version, or ""
+};
+
+peer_info info(rust_peer peer) {
+  switch (peer) {
+    case rust_peer::tokio:
+      return {"lanes-tokio-peer", "LANES_TOKIO_PEER", "Tokio", LANES_TOKIO_PEER_BUILT, LANES_TOKIO_VERSION};
+    case rust_peer::rayon:
+      return {"lanes-rayon-peer", "LANES_RAYON_PEER", "Rayon", LANES_RAYON_PEER_BUILT, LANES_RAYON_VERSION};
+  }
+  return {"", "", "", "", ""};
+}
+
+}  // namespace
+
+std::string rust_peer_path(rust_peer peer) {
+  const peer_info p = info(peer);
+  if (const char* env = std::getenv(p.env); env != nullptr && *env != '\0') {
+    return executable(env) ? env : "";
+  }
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const auto installed = (self.parent_path() / "../libexec/lanes" / p.program).lexically_normal().string();
+    if (executable(installed)) return installed;
+  }
+  return executable(p.built) ? p.built : "";
+}
+
+std::string rust_peer_title(rust_peer peer) {
+  const peer_info p = info(peer);
+  return *p.version != '\0' ? std::string(p.label) + " " + p.version : p.label;
+}
+
+std::optional<std::vector<double>> run_rust_peer(rust_peer peer, const std::vector<std::string>& args,
+                                                 std::size_t expected) {
+  const std::string path = rust_peer_path(peer);
+  const peer_info p = info(peer);
+  if (path.empty()) {
+    std::fprintf(stderr, "(the %s peer is not built here: it needs cargo and Debian's crates)\n", p.label);
+    return std::nullopt;
+  }
+  std::vector<std::string> argv{path};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::string out;
+  if (!capture(argv, out)) {
+    std::fprintf(stderr, "(the %s peer %s failed)\n", p.label, path.c_str());
+    return std::nullopt;
+  }
+  std::istringstream in(out);
+  std::vector<double> numbers;
+  for (double v = 0; in >> v;) numbers.push_back(v);
+  if (numbers.size() < expected) {
+    std::fprintf(stderr, "(the %s peer printed %zu numbers, not %zu)\n", p.label, numbers.size(), expected);
+    return std::nullopt;
+  }
+  return numbers;
+}
+
+}  // namespace lanes::bench
