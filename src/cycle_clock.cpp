@@ -5,13 +5,13 @@
 
 namespace lanes::detail {
 
-namespace {
-
 std::uint64_t monotonic_ns() noexcept {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
+
+namespace {
 
 struct origin {
   std::uint64_t ticks;

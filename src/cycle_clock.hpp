@@ -33,4 +33,8 @@ class cycle_clock {
   }
 };
 
+// Nanoseconds on CLOCK_MONOTONIC, the clock of std::chrono::steady_clock on
+// Linux: for deadlines and for timing the rare slow paths.
+std::uint64_t monotonic_ns() noexcept;
+
 }  // namespace lanes::detail

@@ -24,19 +24,14 @@
 
 #include <sys/mman.h>
 
-#include <chrono>
 #include <cstdint>
 #include <new>
+
+#include "cycle_clock.hpp"  // monotonic_ns
 
 namespace lanes::detail {
 
 namespace {
-
-std::uint64_t now_ns() noexcept {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
 
 char* map_small_pages(std::size_t bytes) {
   void* chunk = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -68,12 +63,12 @@ bool chunk_mapper::prefer_huge(std::uint64_t huge_ns, std::uint64_t small_ns, st
 
 char* chunk_mapper::map(std::size_t bytes) {
   if (bytes < huge_page_bytes) return map_small_pages(bytes);
-  const std::uint64_t start = now_ns();
+  const std::uint64_t start = monotonic_ns();
   const bool huge = prefer_huge(huge_ns_.load(std::memory_order_relaxed), small_ns_.load(std::memory_order_relaxed),
                                 start - huge_tried_at_ns_.load(std::memory_order_relaxed));
   if (huge) huge_tried_at_ns_.store(start, std::memory_order_relaxed);
   char* chunk = huge ? map_huge_pages(bytes) : map_small_pages(bytes);
-  const std::uint64_t took = now_ns() - start;
+  const std::uint64_t took = monotonic_ns() - start;
   // Per 2 MiB, and never 0 (which means "not measured").
   const std::uint64_t per_huge_page = took / (bytes / huge_page_bytes) + 1;
   (huge ? huge_ns_ : small_ns_).store(per_huge_page, std::memory_order_relaxed);

@@ -35,12 +35,6 @@ void drain(int fd) noexcept {
 
 }  // namespace
 
-std::uint64_t monotonic_ns() noexcept {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000U + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
 driver::driver() {
   epoll_fd_ = checked(::epoll_create1(EPOLL_CLOEXEC), "epoll_create1");
   try {

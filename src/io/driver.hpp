@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 
+#include "cycle_clock.hpp"  // monotonic_ns
 #include "io/fd_registry.hpp"
 
 namespace lanes::detail {
@@ -54,8 +55,5 @@ class driver {
   std::atomic<std::uint64_t> parked_deadline_{0};
   std::shared_ptr<fd_registry> fds_;
 };
-
-// Nanoseconds on CLOCK_MONOTONIC, the clock of std::chrono::steady_clock on Linux.
-std::uint64_t monotonic_ns() noexcept;
 
 }  // namespace lanes::detail
