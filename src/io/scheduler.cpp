@@ -493,7 +493,7 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   }
   if ((s & task_state::cancelled) != 0) {
     task->cancel_frame();
-    complete(*task, true, spare);
+    complete(*task, true, spare, true);
     return;
   }
   task->grant_spare_refs();
@@ -525,14 +525,14 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   const std::uint64_t unused = task->take_spare_refs();
   if (task->root().done()) {
     task->finish_frame();
-    complete(*task, true, unused);
+    complete(*task, true, unused, true);
     return;
   }
   s = state.load(std::memory_order_acquire);
   for (;;) {
     if ((s & task_state::cancelled) != 0) {
       task->cancel_frame();  // aborted while it ran: stop at this suspension point
-      complete(*task, true, unused);
+      complete(*task, true, unused, true);
       return;
     }
     if ((s & task_state::notified) != 0) {
@@ -586,7 +586,7 @@ void scheduler::cancel_now(task_header& task) noexcept {
   complete(task, true);
 }
 
-void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs) noexcept {
+void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs, bool after_poll) noexcept {
   // The live list's reference is ours to drop unless the task sits on
   // another worker's own list, which then drops it (live_tasks.hpp).
   const std::uint64_t live_ref = remove_from_live && !live_.unlink(task, caller_index()) ? 0 : 1;
@@ -600,7 +600,20 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
       s, (s | task_state::complete) & ~(task_state::running | task_state::notified | task_state::scheduled),
       std::memory_order_acq_rel, std::memory_order_acquire)) {
   }
-  if ((s & task_state::join_waker) != 0) task.take_joiner().wake();
+  if ((s & task_state::join_waker) != 0) {
+    waker joiner = task.take_joiner();
+    if (after_poll) {
+      // The joiner runs next, on the cache that holds the result: schedule()
+      // puts a wake by the running task in the LIFO slot, and the task that
+      // ended is the one running here, its frame gone (nothing but that
+      // choice reads tls_task during a wake). Tokio's joiner goes there too.
+      tls_task = &task;
+      std::move(joiner).wake();
+      tls_task = nullptr;
+    } else {
+      std::move(joiner).wake();
+    }
+  }
   if ((s & task_state::blocking_joiner) != 0) state.notify_all();
   if ((s & task_state::join_interest) == 0) task.report_unobserved_error();
   // The running reference, the live list's and the poll's unused spare

@@ -11,8 +11,8 @@
 //     coincide);
 //   - otherwise: local queue, then global queue, then steal (as one of at
 //     most half the workers searching), then park.
-// After each task the worker runs the task that the previous one woke (the
-// LIFO slot) — at most 3 in a row, Tokio's cap against two tasks
+// After each task the worker runs the task that the previous one woke, or
+// the one that awaited it if it finished (the LIFO slot) — at most 3 in a row, Tokio's cap against two tasks
 // ping-ponging forever while the queue starves. The LIFO slot is an atomic
 // pointer, so an idle worker can steal it (still an open issue in Tokio).
 #pragma once
@@ -129,7 +129,10 @@ class scheduler {
   void run_one(worker& w, task_header* task) noexcept;
   // Publishes COMPLETE, wakes the joiner, drops the running reference, the
   // live list's and `spare_refs` unused spare ones (task_header::grant_spare_refs).
-  void complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs = 0) noexcept;
+  // `after_poll`: the task ended in a poll on this worker, whose joiner then
+  // runs next (the LIFO slot).
+  void complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs = 0,
+                bool after_poll = false) noexcept;
   void park(worker& w, task_header* until);
   // Before parking while tasks wait on offloads: look for work a little
   // longer (true: found some).
