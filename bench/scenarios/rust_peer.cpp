@@ -96,10 +96,11 @@ std::string rust_peer_title(rust_peer peer) {
   return *p.version != '\0' ? std::string(p.label) + " " + p.version : p.label;
 }
 
-std::optional<std::vector<double>> run_rust_peer(rust_peer peer, const std::vector<std::string>& args,
-                                                 std::size_t expected) {
-  const std::string path = rust_peer_path(peer);
-  const peer_info p = info(peer);
+std::optional<std::vector<double>> rust_peer_side::run(const std::vector<std::string>& args, std::size_t expected) {
+  if (!present_) return std::nullopt;
+  present_ = false;  // until it has printed its numbers
+  const std::string path = rust_peer_path(peer_);
+  const peer_info p = info(peer_);
   if (path.empty()) {
     std::fprintf(stderr, "(the %s peer is not built here: it needs cargo and Debian's crates)\n", p.label);
     return std::nullopt;
@@ -118,6 +119,7 @@ std::optional<std::vector<double>> run_rust_peer(rust_peer peer, const std::vect
     std::fprintf(stderr, "(the %s peer printed %zu numbers, not %zu)\n", p.label, numbers.size(), expected);
     return std::nullopt;
   }
+  present_ = true;
   return numbers;
 }
 

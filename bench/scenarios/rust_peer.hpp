@@ -18,10 +18,22 @@ enum class rust_peer { tokio, rayon };
 std::string rust_peer_path(rust_peer peer);
 // "Tokio 1.24.2" (the packaged version it was built from), or "Tokio".
 std::string rust_peer_title(rust_peer peer);
-// Runs the peer with `args` and returns the numbers it printed; nullopt
-// (after a line on stderr saying why) when there is no peer, it failed, or
-// it printed fewer than `expected` numbers.
-std::optional<std::vector<double>> run_rust_peer(rust_peer peer, const std::vector<std::string>& args,
-                                                 std::size_t expected);
+// One peer over a scenario's rounds: asked each round until it is found
+// missing or fails, then left out, with its rows and its JSON fields.
+class rust_peer_side {
+ public:
+  explicit rust_peer_side(rust_peer peer) noexcept : peer_(peer) {}
+  // Runs the peer with `args` and returns the numbers it printed; nullopt
+  // (after a line on stderr saying why, the first time) when there is no
+  // peer, it failed, or it printed fewer than `expected` numbers. After
+  // one nullopt, present() is false and the peer is not run again.
+  std::optional<std::vector<double>> run(const std::vector<std::string>& args, std::size_t expected);
+  bool present() const noexcept { return present_; }
+  std::string title() const { return rust_peer_title(peer_); }
+
+ private:
+  rust_peer peer_;
+  bool present_ = true;
+};
 
 }  // namespace lanes::bench

@@ -67,7 +67,7 @@ int run_s3(const options& opts) {
   const int rounds = opts.quick ? 1 : 3;
   const unsigned workers = budget::detect().io_threads.value;
   std::vector<double> lanes_ms, lanes_bytes, asio_ms, asio_bytes, tokio_ms, tokio_bytes;
-  bool with_tokio = true;
+  rust_peer_side tokio(rust_peer::tokio);
   for (int r = 0; r < rounds; ++r) {
     const auto l = run_isolated([&] { return lanes_side(tasks, workers); });
     const auto a = run_isolated([&] { return asio_side(tasks, workers); });
@@ -75,10 +75,7 @@ int run_s3(const options& opts) {
     lanes_bytes.push_back(l[1]);
     asio_ms.push_back(a[0]);
     asio_bytes.push_back(a[1]);
-    if (!with_tokio) continue;
-    const auto t = run_rust_peer(rust_peer::tokio, {"s3", std::to_string(workers), std::to_string(tasks)}, 2);
-    with_tokio = t.has_value();
-    if (with_tokio) {
+    if (const auto t = tokio.run({"s3", std::to_string(workers), std::to_string(tasks)}, 2)) {
       tokio_ms.push_back((*t)[0]);
       tokio_bytes.push_back((*t)[1]);
     }
@@ -91,8 +88,8 @@ int run_s3(const options& opts) {
     std::printf("  %-22s %12.1f %16.0f\n", "lanes", lm, lb);
     std::printf("  %-22s %12.1f %16.0f\n", "Boost.Asio coroutines", am, ab);
     std::printf("  %-22s %12.2f %16.2f\n", "lanes / asio", lm / am, lb / ab);
-    if (with_tokio) {
-      std::printf("  %-22s %12.1f %16.0f\n", rust_peer_title(rust_peer::tokio).c_str(), tm, tb);
+    if (tokio.present()) {
+      std::printf("  %-22s %12.1f %16.0f\n", tokio.title().c_str(), tm, tb);
       std::printf("  %-22s %12.2f %16.2f\n", "lanes / tokio", lm / tm, lb / tb);
     }
   }
@@ -108,8 +105,8 @@ int run_s3(const options& opts) {
       .field("asio_bytes_per_task", ab)
       .field("wall_ratio_lanes_over_asio", lm / am)
       .field("bytes_ratio_lanes_over_asio", lb / ab);
-  if (with_tokio) {
-    json.field("tokio", rust_peer_title(rust_peer::tokio))
+  if (tokio.present()) {
+    json.field("tokio", tokio.title())
         .field("tokio_wall_ms", tm)
         .field("tokio_bytes_per_task", tb)
         .field("wall_ratio_lanes_over_tokio", lm / tm)

@@ -108,18 +108,14 @@ int run_s4(const options& opts) {
   const unsigned workers = budget::detect().io_threads.value;
   const unsigned compute_threads = budget::detect().compute_threads.value;
   std::vector<double> l_seq, l_batch, a_seq, a_batch, threads, l_off, p_off, t_seq, t_batch;
-  bool with_tokio = true;
+  rust_peer_side tokio(rust_peer::tokio);
   for (int r = 0; r < rounds; ++r) {
     const auto l = run_isolated([&] { return lanes_side(sequential, batch, workers, offloads); });
     const auto a = run_isolated([&] { return asio_side(sequential, batch, workers); });
-    if (with_tokio) {
-      const auto t = run_rust_peer(
-          rust_peer::tokio, {"s4", std::to_string(workers), std::to_string(sequential), std::to_string(batch)}, 2);
-      with_tokio = t.has_value();
-      if (with_tokio) {
-        t_seq.push_back((*t)[0]);
-        t_batch.push_back((*t)[1]);
-      }
+    if (const auto t =
+            tokio.run({"s4", std::to_string(workers), std::to_string(sequential), std::to_string(batch)}, 2)) {
+      t_seq.push_back((*t)[0]);
+      t_batch.push_back((*t)[1]);
     }
     if constexpr (s9_peers_available) {
       p_off.push_back(
@@ -142,8 +138,8 @@ int run_s4(const options& opts) {
     std::printf("  %-34s %10s %10s %8s\n", "", "lanes ns", "asio ns", "ratio");
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, as, ls / as);
     std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, ab, lb / ab);
-    if (with_tokio) {
-      const std::string peer = rust_peer_title(rust_peer::tokio) + " ns";
+    if (tokio.present()) {
+      const std::string peer = tokio.title() + " ns";
       std::printf("  %-34s %10s %10s %8s\n", "", "lanes ns", peer.c_str(), "ratio");
       std::printf("  %-34s %10.1f %10.1f %8.2f\n", "one at a time (spawn, await)", ls, ts, ls / ts);
       std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, tb, lb / tb);
@@ -167,8 +163,8 @@ int run_s4(const options& opts) {
       .field("lanes_batch_ns_per_op", lb)
       .field("asio_batch_ns_per_op", ab)
       .field("batch_ratio_lanes_over_asio", lb / ab);
-  if (with_tokio) {
-    json.field("tokio", rust_peer_title(rust_peer::tokio))
+  if (tokio.present()) {
+    json.field("tokio", tokio.title())
         .field("tokio_spawn_await_ns_per_op", ts)
         .field("spawn_await_ratio_lanes_over_tokio", ls / ts)
         .field("tokio_batch_ns_per_op", tb)

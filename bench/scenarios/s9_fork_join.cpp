@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -130,16 +129,6 @@ void print_row(const row& r) {
               ratio(r.lanes, r.tbb), ratio(r.lanes, r.omp), ratio(r.lanes, r.rayon));
 }
 
-// The Rayon peer's numbers for `args`, or none (and no more tries) once it
-// was not there.
-std::optional<std::vector<double>> rayon_side(bool& with_rayon, const std::vector<std::string>& args,
-                                              std::size_t expected) {
-  if (!with_rayon) return std::nullopt;
-  auto numbers = run_rust_peer(rust_peer::rayon, args, expected);
-  with_rayon = numbers.has_value();
-  return numbers;
-}
-
 }  // namespace
 
 int run_s9(const options& opts) {
@@ -156,17 +145,16 @@ int run_s9(const options& opts) {
       .field("fib_n", n)
       .field("fib_tasks", static_cast<double>(s9_fib_calls(n)));
   json.field("runs", static_cast<unsigned>(rounds)).field("peers_run", s9_peers_available);
-  bool with_rayon = true;  // until the peer is found missing
-  const std::string rayon = rust_peer_title(rust_peer::rayon);
+  rust_peer_side rayon(rust_peer::rayon);
   if (!opts.json) {
     std::printf("S9: fork-join, fib(%u) = %llu calls, median of %d runs%s\n", n,
                 static_cast<unsigned long long>(s9_fib_calls(n)), rounds,
                 s9_peers_available ? "" : " (peers not run under ThreadSanitizer)");
-    std::printf("  %-40s %10s %10s %10s %10s %8s %8s %8s\n", "", "lanes", "oneTBB", "OpenMP", rayon.c_str(), "/TBB",
-                "/OMP", "/Rayon");
+    std::printf("  %-40s %10s %10s %10s %10s %8s %8s %8s\n", "", "lanes", "oneTBB", "OpenMP", rayon.title().c_str(),
+                "/TBB", "/OMP", "/Rayon");
   }
   const auto rayon_field = [&](const std::string& key, double value) {
-    if (with_rayon) {
+    if (rayon.present()) {
       json.field(key, value);
     } else {
       json.null_field(key);
@@ -189,7 +177,7 @@ int run_s9(const options& opts) {
         o_c.push_back(o[1]);
       }
       const auto args = {std::string("fib"), std::to_string(n), std::to_string(threads), std::to_string(joins)};
-      if (const auto ry = rayon_side(with_rayon, args, 3)) {
+      if (const auto ry = rayon.run(args, 3)) {
         r_nc.push_back((*ry)[0]);
         r_c.push_back((*ry)[1]);
         r_j.push_back((*ry)[2]);
@@ -236,10 +224,10 @@ int run_s9(const options& opts) {
       o_runs.push_back(run_isolated([&] { return omp_data(all, jobs, elements); }));
     }
     const auto args = {std::string("data"), std::to_string(all), std::to_string(jobs), std::to_string(elements)};
-    if (auto ry = rayon_side(with_rayon, args, 5)) r_runs.push_back(std::move(*ry));
+    if (auto ry = rayon.run(args, 5)) r_runs.push_back(std::move(*ry));
     s_runs.push_back(run_isolated([&] { return sequential_data(jobs, elements); }));
   }
-  if (!with_rayon) r_runs.clear();  // it went missing partway: no row
+  if (!rayon.present()) r_runs.clear();  // it went missing partway: no row
   const auto med = [](const std::vector<std::vector<double>>& runs, std::size_t i) {
     std::vector<double> v;
     for (const auto& r : runs) v.push_back(r[i]);
@@ -285,7 +273,7 @@ int run_s9(const options& opts) {
   json.field("lanes_sort_ms", sort_row.lanes).field("sequential_sort_ms", seq_sort);
   peer("tbb_sort_ms", sort_row.tbb);
   peer("omp_sort_ms", sort_row.omp);
-  if (with_rayon) json.field("rayon", rayon);
+  if (rayon.present()) json.field("rayon", rayon.title());
   rayon_field("rayon_jobs_ms", jobs_row.rayon);
   rayon_field("rayon_squares_ms", squares_row.rayon);
   rayon_field("rayon_sort_ms", sort_row.rayon);

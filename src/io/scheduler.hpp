@@ -12,9 +12,10 @@
 //   - otherwise: local queue, then global queue, then steal (as one of at
 //     most half the workers searching), then park.
 // After each task the worker runs the task that the previous one woke, or
-// the one that awaited it if it finished (the LIFO slot) — at most 3 in a row, Tokio's cap against two tasks
-// ping-ponging forever while the queue starves. The LIFO slot is an atomic
-// pointer, so an idle worker can steal it (still an open issue in Tokio).
+// the one that awaited it if it finished (the LIFO slot) — at most 3 in a
+// row, Tokio's cap against two tasks ping-ponging forever while the queue
+// starves. The LIFO slot is an atomic pointer, so an idle worker can steal
+// it (still an open issue in Tokio).
 #pragma once
 
 #include <array>

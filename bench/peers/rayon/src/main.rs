@@ -15,6 +15,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+#[path = "../../common/args.rs"]
+mod args;
+use args::{positive, usage_error};
+
 /// fib(n) by plain recursion: the leaves below the cutoff.
 #[inline(never)]
 fn fib_sequential(n: u32) -> u64 {
@@ -179,39 +183,27 @@ fn data(threads: usize, jobs: usize, elements: usize) {
     );
 }
 
-fn number(args: &[String], i: usize, what: &str) -> usize {
-    match args.get(i).and_then(|s| s.parse().ok()) {
-        Some(n) if n > 0 => n,
-        _ => {
-            eprintln!("lanes-rayon-peer: {what} must be a positive number");
-            std::process::exit(2);
-        }
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("fib") => {
-            let n = number(&args, 2, "N");
+            let n = positive(&args, 2, "N");
             if n < 5 {
-                eprintln!("lanes-rayon-peer: N must be at least 5");
-                std::process::exit(2);
+                usage_error("N must be at least 5");
             }
             fib(
                 n as u32,
-                number(&args, 3, "THREADS"),
-                number(&args, 4, "JOINS"),
+                positive(&args, 3, "THREADS"),
+                positive(&args, 4, "JOINS"),
             )
         }
         Some("data") => data(
-            number(&args, 2, "THREADS"),
-            number(&args, 3, "JOBS"),
-            number(&args, 4, "ELEMENTS"),
+            positive(&args, 2, "THREADS"),
+            positive(&args, 3, "JOBS"),
+            positive(&args, 4, "ELEMENTS"),
         ),
         _ => {
-            eprintln!("usage: lanes-rayon-peer fib N THREADS JOINS | data THREADS JOBS ELEMENTS");
-            std::process::exit(2);
+            usage_error("usage: fib N THREADS JOINS | data THREADS JOBS ELEMENTS");
         }
     }
 }

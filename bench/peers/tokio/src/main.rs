@@ -9,6 +9,10 @@
 //!                                            -> one_at_a_time_ns batch_ns
 use std::time::{Duration, Instant};
 
+#[path = "../../common/args.rs"]
+mod args;
+use args::{positive, usage_error};
+
 /// A field of /proc/self/status in KiB ("VmRSS", "VmHWM").
 fn status_kib(key: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("read /proc/self/status");
@@ -57,24 +61,13 @@ async fn spawn_await(sequential: usize, batch: usize) -> (f64, f64) {
     (one_at_a_time, batched)
 }
 
-fn count(args: &[String], i: usize, what: &str) -> usize {
-    match args.get(i).and_then(|s| s.parse().ok()) {
-        Some(n) if n > 0 => n,
-        _ => {
-            eprintln!("lanes-tokio-peer: {what} must be a positive number");
-            std::process::exit(2);
-        }
-    }
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let scenario = args.get(1).map(String::as_str).unwrap_or("");
     if scenario != "s3" && scenario != "s4" {
-        eprintln!("usage: lanes-tokio-peer s3 WORKERS TASKS | s4 WORKERS SEQUENTIAL BATCH");
-        std::process::exit(2);
+        usage_error("usage: s3 WORKERS TASKS | s4 WORKERS SEQUENTIAL BATCH");
     }
-    let workers = count(&args, 2, "WORKERS");
+    let workers = positive(&args, 2, "WORKERS");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_time()
@@ -82,7 +75,7 @@ fn main() {
         .expect("build the runtime");
     rt.block_on(async {}); // started, as lanes' side warms its runtime first
     if scenario == "s3" {
-        let tasks = count(&args, 3, "TASKS");
+        let tasks = positive(&args, 3, "TASKS");
         let base = status_kib("VmRSS");
         let start = Instant::now();
         rt.block_on(rt.spawn(sleepers(tasks)))
@@ -91,8 +84,8 @@ fn main() {
         let bytes = status_kib("VmHWM").saturating_sub(base) as f64 * 1024.0 / tasks as f64;
         println!("{wall_ms} {bytes}");
     } else {
-        let sequential = count(&args, 3, "SEQUENTIAL");
-        let batch = count(&args, 4, "BATCH");
+        let sequential = positive(&args, 3, "SEQUENTIAL");
+        let batch = positive(&args, 4, "BATCH");
         let (one, batched) = rt
             .block_on(rt.spawn(spawn_await(sequential, batch)))
             .expect("the spawning task failed");
