@@ -7,6 +7,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <set>
+#include <thread>
+#include <vector>
 
 namespace lanes::detail {
 namespace {
@@ -49,6 +52,33 @@ TEST(ChunkMapper, ChunksAreWritableAlignedAndDistinct) {
     EXPECT_EQ(chunk[bytes - 1], 0x5a);
     previous = chunk;
   }
+}
+
+// Threads carving at once share one mapper (the frame allocator's): its
+// costs are relaxed hints, and every chunk is still its own memory.
+TEST(ChunkMapper, ThreadsMappingAtOnceGetDistinctChunks) {
+  chunk_mapper mapper;
+  constexpr int threads = 4;
+  constexpr int chunks_each = 6;
+  std::vector<std::vector<char*>> got(threads);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&mapper, &mine = got[static_cast<std::size_t>(t)], t] {
+      for (int i = 0; i < chunks_each; ++i) {
+        const std::size_t bytes = i % 2 == 0 ? huge_page_bytes : std::size_t{64} << 10;
+        char* chunk = mapper.map(bytes);
+        std::memset(chunk, t + 1, bytes);
+        EXPECT_EQ(chunk[bytes - 1], t + 1);
+        mine.push_back(chunk);
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  std::set<char*> all;
+  for (const auto& mine : got) {
+    for (char* chunk : mine) EXPECT_TRUE(all.insert(chunk).second);
+  }
+  EXPECT_EQ(all.size(), static_cast<std::size_t>(threads * chunks_each));
 }
 
 }  // namespace
