@@ -27,10 +27,15 @@ using steady = std::chrono::steady_clock;
 
 task<void> sleeper() { co_await sleep(100ms); }
 
+// Wall ms, bytes per task; and of the wall time, the ms spent mapping and
+// populating fresh frame memory, and how many MiB of it (a fresh process
+// has none: on a VM this cost depends on whether the host still backs the
+// pages the guest hands out, docs/benchmarks.md).
 std::vector<double> lanes_side(int tasks, unsigned workers) {
   auto rt = runtime::multi_thread().worker_threads(workers).build();
   rt.block_on([]() -> task<void> { co_return; }());  // workers started and warm
   const auto base = rss_bytes();
+  const auto memory_before = rt.metrics().frame_memory;
   const auto start = steady::now();
   rt.block_on([](int n) -> task<void> {
     std::vector<join_handle<void>> handles;
@@ -39,7 +44,10 @@ std::vector<double> lanes_side(int tasks, unsigned workers) {
     for (auto& h : handles) co_await h;
   }(tasks));
   const double wall_ms = std::chrono::duration<double, std::milli>(steady::now() - start).count();
-  return {wall_ms, static_cast<double>(peak_rss_bytes() - base) / tasks};
+  const auto memory = rt.metrics().frame_memory;
+  return {wall_ms, static_cast<double>(peak_rss_bytes() - base) / tasks,
+          static_cast<double>(memory.populate_ns - memory_before.populate_ns) / 1e6,
+          static_cast<double>(memory.mapped_bytes - memory_before.mapped_bytes) / (1 << 20)};
 }
 
 asio::awaitable<void> asio_sleeper() {
@@ -66,13 +74,16 @@ int run_s3(const options& opts) {
   const int tasks = opts.quick ? 10'000 : 100'000;
   const int rounds = opts.quick ? 1 : 3;
   const unsigned workers = budget::detect().io_threads.value;
-  std::vector<double> lanes_ms, lanes_bytes, asio_ms, asio_bytes, tokio_ms, tokio_bytes;
+  std::vector<double> lanes_ms, lanes_bytes, lanes_populate_ms, lanes_fresh_mib, asio_ms, asio_bytes, tokio_ms,
+      tokio_bytes;
   rust_peer_side tokio(rust_peer::tokio);
   for (int r = 0; r < rounds; ++r) {
     const auto l = run_isolated([&] { return lanes_side(tasks, workers); });
     const auto a = run_isolated([&] { return asio_side(tasks, workers); });
     lanes_ms.push_back(l[0]);
     lanes_bytes.push_back(l[1]);
+    lanes_populate_ms.push_back(l[2]);
+    lanes_fresh_mib.push_back(l[3]);
     asio_ms.push_back(a[0]);
     asio_bytes.push_back(a[1]);
     if (const auto t = tokio.run({"s3", std::to_string(workers), std::to_string(tasks)}, 2)) {
@@ -82,10 +93,13 @@ int run_s3(const options& opts) {
   }
   const double lm = median(lanes_ms), lb = median(lanes_bytes), am = median(asio_ms), ab = median(asio_bytes);
   const double tm = median(tokio_ms), tb = median(tokio_bytes);
+  const double lp = median(lanes_populate_ms), lf = median(lanes_fresh_mib);
   if (!opts.json) {
     std::printf("S3: %d tasks sleeping 100 ms, %u io thread(s), median of %d runs\n", tasks, workers, rounds);
     std::printf("  %-22s %12s %16s\n", "", "wall ms", "bytes per task");
     std::printf("  %-22s %12.1f %16.0f\n", "lanes", lm, lb);
+    std::printf("  %-22s %12.1f %16s  (%.1f MiB of fresh frame memory mapped and populated)\n", "  of which populating",
+                lp, "", lf);
     std::printf("  %-22s %12.1f %16.0f\n", "Boost.Asio coroutines", am, ab);
     std::printf("  %-22s %12.2f %16.2f\n", "lanes / asio", lm / am, lb / ab);
     if (tokio.present()) {
@@ -101,6 +115,8 @@ int run_s3(const options& opts) {
       .field("runs", static_cast<unsigned>(rounds))
       .field("lanes_wall_ms", lm)
       .field("lanes_bytes_per_task", lb)
+      .field("lanes_populate_ms", lp)
+      .field("lanes_fresh_frame_mib", lf)
       .field("asio_wall_ms", am)
       .field("asio_bytes_per_task", ab)
       .field("wall_ratio_lanes_over_asio", lm / am)

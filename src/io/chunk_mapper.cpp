@@ -39,7 +39,8 @@ char* map_small_pages(std::size_t bytes) {
   return static_cast<char*>(chunk);
 }
 
-char* map_huge_pages(std::size_t bytes) {
+// Sets `advised` when the kernel took the huge-page advice.
+char* map_huge_pages(std::size_t bytes, bool& advised) {
   const std::size_t reserved = bytes + huge_page_bytes;
   void* raw = ::mmap(nullptr, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
@@ -48,7 +49,7 @@ char* map_huge_pages(std::size_t bytes) {
   char* chunk = static_cast<char*>(raw) + head;
   if (head != 0) ::munmap(raw, head);
   ::munmap(chunk + bytes, reserved - head - bytes);
-  (void)::madvise(chunk, bytes, MADV_HUGEPAGE);  // advice: refused (THP off) means 4 KiB pages
+  advised = ::madvise(chunk, bytes, MADV_HUGEPAGE) == 0;  // refused (THP off): 4 KiB pages
   (void)::madvise(chunk, bytes, MADV_POPULATE_WRITE);
   return chunk;
 }
@@ -62,17 +63,34 @@ bool chunk_mapper::prefer_huge(std::uint64_t huge_ns, std::uint64_t small_ns, st
 }
 
 char* chunk_mapper::map(std::size_t bytes) {
-  if (bytes < huge_page_bytes) return map_small_pages(bytes);
   const std::uint64_t start = monotonic_ns();
-  const bool huge = prefer_huge(huge_ns_.load(std::memory_order_relaxed), small_ns_.load(std::memory_order_relaxed),
-                                start - huge_tried_at_ns_.load(std::memory_order_relaxed));
+  const bool whole = bytes >= huge_page_bytes;  // a smaller chunk is not worth a huge page
+  const bool huge =
+      whole && prefer_huge(huge_ns_.load(std::memory_order_relaxed), small_ns_.load(std::memory_order_relaxed),
+                           start - huge_tried_at_ns_.load(std::memory_order_relaxed));
   if (huge) huge_tried_at_ns_.store(start, std::memory_order_relaxed);
-  char* chunk = huge ? map_huge_pages(bytes) : map_small_pages(bytes);
+  bool advised = false;
+  char* chunk = huge ? map_huge_pages(bytes, advised) : map_small_pages(bytes);
   const std::uint64_t took = monotonic_ns() - start;
-  // Per 2 MiB, and never 0 (which means "not measured").
-  const std::uint64_t per_huge_page = took / (bytes / huge_page_bytes) + 1;
-  (huge ? huge_ns_ : small_ns_).store(per_huge_page, std::memory_order_relaxed);
+  if (whole) {
+    // Per 2 MiB, and never 0 (which means "not measured").
+    const std::uint64_t per_huge_page = took / (bytes / huge_page_bytes) + 1;
+    (huge ? huge_ns_ : small_ns_).store(per_huge_page, std::memory_order_relaxed);
+  }
+  mapped_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  if (advised) huge_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  chunks_.fetch_add(1, std::memory_order_relaxed);
+  populate_ns_.fetch_add(took, std::memory_order_relaxed);
   return chunk;
+}
+
+frame_memory_metrics chunk_mapper::totals() const noexcept {
+  frame_memory_metrics m;
+  m.mapped_bytes = mapped_bytes_.load(std::memory_order_relaxed);
+  m.huge_page_bytes = huge_bytes_.load(std::memory_order_relaxed);
+  m.chunks = chunks_.load(std::memory_order_relaxed);
+  m.populate_ns = populate_ns_.load(std::memory_order_relaxed);
+  return m;
 }
 
 }  // namespace lanes::detail

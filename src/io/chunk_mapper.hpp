@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <lanes/io/metrics.hpp>
+
 namespace lanes::detail {
 
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;  // x86-64's PMD size
@@ -23,6 +25,9 @@ class chunk_mapper {
   // what the last chunk of each kind cost per 2 MiB (0: never measured)
   // and how long ago a huge page was last tried. Pure, for the tests.
   static bool prefer_huge(std::uint64_t huge_ns, std::uint64_t small_ns, std::uint64_t since_huge_ns) noexcept;
+
+  // What this mapper has mapped so far, and what that cost.
+  frame_memory_metrics totals() const noexcept;
 
   // What 4 KiB pages are assumed to cost per 2 MiB until measured: a huge
   // page slower than that makes the next chunk use them.
@@ -40,6 +45,11 @@ class chunk_mapper {
   std::atomic<std::uint64_t> huge_ns_{0};
   std::atomic<std::uint64_t> small_ns_{0};
   std::atomic<std::uint64_t> huge_tried_at_ns_{0};
+  // Totals for the metrics: counters, relaxed (each one only grows).
+  std::atomic<std::uint64_t> mapped_bytes_{0};
+  std::atomic<std::uint64_t> huge_bytes_{0};
+  std::atomic<std::uint64_t> chunks_{0};
+  std::atomic<std::uint64_t> populate_ns_{0};
 };
 
 }  // namespace lanes::detail

@@ -261,6 +261,8 @@ std::size_t class_of(std::size_t size) noexcept { return (size + step - 1) / ste
 
 bool frame_cache_enabled() noexcept { return !sanitized_build; }
 
+frame_memory_metrics frame_memory() noexcept { return mapper().totals(); }
+
 void* allocate_frame(std::size_t size) {
   if constexpr (!sanitized_build) {
     const std::size_t c = class_of(size);

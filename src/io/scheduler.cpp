@@ -811,6 +811,7 @@ runtime_metrics scheduler::metrics() const {
   m.unhandled_exceptions = unhandled_.load(std::memory_order_relaxed);
   m.stalls_detected = stall_monitor_ ? stall_monitor_->stalls() : 0;
   if (blocking_) m.blocking = blocking_->metrics();
+  m.frame_memory = frame_memory();
   return m;
 }
 

@@ -54,6 +54,20 @@ TEST(ChunkMapper, ChunksAreWritableAlignedAndDistinct) {
   }
 }
 
+TEST(ChunkMapper, CountsWhatItMapped) {
+  chunk_mapper mapper;
+  EXPECT_EQ(mapper.totals().mapped_bytes, 0U);
+  const std::size_t small = std::size_t{64} << 10;
+  for (std::size_t bytes : {small, huge_page_bytes, huge_page_bytes}) (void)mapper.map(bytes);
+  const auto totals = mapper.totals();
+  EXPECT_EQ(totals.mapped_bytes, small + 2 * huge_page_bytes);
+  EXPECT_EQ(totals.chunks, 3U);
+  // Only whole 2 MiB chunks are ever asked for as huge pages.
+  EXPECT_EQ(totals.huge_page_bytes % huge_page_bytes, 0U);
+  EXPECT_LE(totals.huge_page_bytes, 2 * huge_page_bytes);
+  EXPECT_GT(totals.populate_ns, 0U);
+}
+
 // Threads carving at once share one mapper (the frame allocator's): its
 // costs are relaxed hints, and every chunk is still its own memory.
 TEST(ChunkMapper, ThreadsMappingAtOnceGetDistinctChunks) {

@@ -1,6 +1,7 @@
 // The per-thread frame cache: blocks are reused within a size class, never
 // across classes, and blocks freed on another thread are safe to reuse.
 #include <lanes/io/detail/frame_allocator.hpp>
+#include <lanes/io/metrics.hpp>
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,25 @@ TEST(FrameAllocator, BlocksAreWritableAndDistinct) {
   }
   std::size_t i = 0;
   for (std::size_t size : {1, 40, 64, 65, 200, 1024, 1025, 5000}) free_frame(blocks[i++], size);
+}
+
+// Every block handed out came from memory the allocator mapped, which it
+// keeps: what it reports mapped is at least what is alive at once.
+TEST(FrameAllocator, ReportsTheMemoryItMapped) {
+  constexpr std::size_t count = 20'000;
+  constexpr std::size_t size = 320;
+  std::vector<void*> blocks;
+  blocks.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) blocks.push_back(allocate_frame(size));
+  const auto memory = frame_memory();
+  for (void* b : blocks) free_frame(b, size);
+  if (frame_cache_enabled()) {
+    EXPECT_GE(memory.mapped_bytes, count * size);
+    EXPECT_GT(memory.chunks, 0U);
+    EXPECT_LE(memory.huge_page_bytes, memory.mapped_bytes);
+  } else {
+    EXPECT_EQ(memory.mapped_bytes, 0U);  // the system allocator's blocks
+  }
 }
 
 TEST(FrameAllocator, ReusesAFreedBlockOfTheSameClass) {

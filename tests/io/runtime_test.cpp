@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include <lanes/io/detail/frame_allocator.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/oneshot.hpp>
@@ -417,6 +418,13 @@ TEST(Runtime, MetricsCountWork) {
   EXPECT_GE(polls, 501U);
   EXPECT_GE(m.tasks_spawned, 501U);
   EXPECT_EQ(m.tasks_alive, 0U);
+  // Process-wide: this runtime's frames came from the frame allocator.
+  if (detail::frame_cache_enabled()) {
+    EXPECT_GT(m.frame_memory.mapped_bytes, 0U);
+    EXPECT_LE(m.frame_memory.huge_page_bytes, m.frame_memory.mapped_bytes);
+  } else {
+    EXPECT_EQ(m.frame_memory.mapped_bytes, 0U);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Io, BothFlavors, ::testing::Values(true, false),

@@ -18,6 +18,21 @@ struct worker_metrics {
   std::uint32_t local_queue_depth = 0;
 };
 
+// What the io lane's frame allocator has taken from the system for task
+// frames and spawned tasks' headers. One allocator serves every runtime of
+// the process, so these are the process's totals; it keeps what it mapped
+// (a service that saw a peak of tasks will likely see it again). Zeros in
+// sanitizer builds, whose frames come from the system allocator.
+struct frame_memory_metrics {
+  std::uint64_t mapped_bytes = 0;     // held for frames, populated as it was mapped
+  std::uint64_t huge_page_bytes = 0;  // of which mapped as transparent huge pages
+  std::uint64_t chunks = 0;           // mappings made
+  // Time spent mapping and populating it, on the threads that needed the
+  // memory (a spawn that finds no free block waits for this). On a VM it
+  // depends on whether the host still backs the memory the guest hands out.
+  std::uint64_t populate_ns = 0;
+};
+
 struct runtime_metrics {
   unsigned workers = 0;
   std::vector<worker_metrics> per_worker;
@@ -28,6 +43,7 @@ struct runtime_metrics {
   std::uint64_t unhandled_exceptions = 0;  // failures of detached tasks
   std::uint64_t stalls_detected = 0;       // by the stall detector, when it is on
   blocking_pool_metrics blocking;          // the runtime's blocking lane (zeros until first used)
+  frame_memory_metrics frame_memory;       // process-wide, see above
 };
 
 }  // namespace lanes

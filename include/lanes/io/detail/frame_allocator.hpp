@@ -14,11 +14,18 @@
 
 #include <cstddef>
 
+namespace lanes {
+struct frame_memory_metrics;
+}
+
 namespace lanes::detail {
 
 void* allocate_frame(std::size_t size);
 void free_frame(void* block, std::size_t size) noexcept;
 // False in sanitizer builds, where every block goes back to the system.
 bool frame_cache_enabled() noexcept;
+// What the allocator has mapped from the system so far, process-wide
+// (runtime_metrics::frame_memory).
+frame_memory_metrics frame_memory() noexcept;
 
 }  // namespace lanes::detail
