@@ -4,14 +4,6 @@
 
 namespace lanes::detail {
 
-bool local_queue::empty() const noexcept { return size() == 0; }
-
-std::uint32_t local_queue::size() const noexcept {
-  const auto head = head_.load(std::memory_order_acquire);
-  const auto tail = tail_.load(std::memory_order_acquire);
-  return tail - real_of(head);
-}
-
 void local_queue::push_back(task_header* task, inject_queue& overflow) noexcept {
   for (;;) {
     const auto head = head_.load(std::memory_order_acquire);

@@ -53,8 +53,12 @@ class local_queue {
   // be the caller's own, empty-enough queue) and returns one task to run.
   task_header* steal_into(local_queue& dst) noexcept;
 
-  bool empty() const noexcept;
-  std::uint32_t size() const noexcept;
+  bool empty() const noexcept { return size() == 0; }
+  std::uint32_t size() const noexcept {
+    const auto head = head_.load(std::memory_order_acquire);
+    const auto tail = tail_.load(std::memory_order_acquire);
+    return tail - real_of(head);
+  }
 
  private:
   static constexpr std::uint32_t mask = capacity - 1;

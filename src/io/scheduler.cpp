@@ -493,7 +493,7 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   }
   if ((s & task_state::cancelled) != 0) {
     task->cancel_frame();
-    complete(*task, true, spare, true);
+    complete(*task, true, spare, &w);
     return;
   }
   task->grant_spare_refs();
@@ -525,14 +525,14 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   const std::uint64_t unused = task->take_spare_refs();
   if (task->root().done()) {
     task->finish_frame();
-    complete(*task, true, unused, true);
+    complete(*task, true, unused, &w);
     return;
   }
   s = state.load(std::memory_order_acquire);
   for (;;) {
     if ((s & task_state::cancelled) != 0) {
       task->cancel_frame();  // aborted while it ran: stop at this suspension point
-      complete(*task, true, unused, true);
+      complete(*task, true, unused, &w);
       return;
     }
     if ((s & task_state::notified) != 0) {
@@ -586,7 +586,8 @@ void scheduler::cancel_now(task_header& task) noexcept {
   complete(task, true);
 }
 
-void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs, bool after_poll) noexcept {
+void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs,
+                         const worker* poller) noexcept {
   // The live list's reference is ours to drop unless the task sits on
   // another worker's own list, which then drops it (live_tasks.hpp).
   const std::uint64_t live_ref = remove_from_live && !live_.unlink(task, caller_index()) ? 0 : 1;
@@ -602,11 +603,17 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
   }
   if ((s & task_state::join_waker) != 0) {
     waker joiner = task.take_joiner();
-    if (after_poll) {
-      // The joiner runs next, on the cache that holds the result: schedule()
-      // puts a wake by the running task in the LIFO slot, and the task that
-      // ended is the one running here, its frame gone (nothing but that
-      // choice reads tls_task during a wake). Tokio's joiner goes there too.
+    if (poller != nullptr && poller->queue.empty()) {
+      // Nothing else is ready here: the joiner runs next, on the cache that
+      // holds the result. schedule() puts a wake by the running task in the
+      // LIFO slot (cheaper than the queue: S4's spawn + await), and the task
+      // that ended is the one running here, its frame gone (nothing but that
+      // choice reads tls_task during a wake). With tasks ready, the joiner
+      // takes its turn behind them: a task awaiting many handles then finds
+      // the next ones finished when it runs, instead of running between
+      // every two of them only to suspend again (100,000 spawned, then
+      // awaited: 91-127 ns per await with the joiner always next, 67-96
+      // behind the ready tasks).
       tls_task = &task;
       std::move(joiner).wake();
       tls_task = nullptr;

@@ -130,10 +130,10 @@ class scheduler {
   void run_one(worker& w, task_header* task) noexcept;
   // Publishes COMPLETE, wakes the joiner, drops the running reference, the
   // live list's and `spare_refs` unused spare ones (task_header::grant_spare_refs).
-  // `after_poll`: the task ended in a poll on this worker, whose joiner then
-  // runs next (the LIFO slot).
+  // `poller`: the worker whose poll the task ended in (null otherwise); if
+  // nothing else is queued there, the joiner runs next (the LIFO slot).
   void complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs = 0,
-                bool after_poll = false) noexcept;
+                const worker* poller = nullptr) noexcept;
   void park(worker& w, task_header* until);
   // Before parking while tasks wait on offloads: look for work a little
   // longer (true: found some).
