@@ -612,8 +612,8 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
       // takes its turn behind them: a task awaiting many handles then finds
       // the next ones finished when it runs, instead of running between
       // every two of them only to suspend again (100,000 spawned, then
-      // awaited: 91-127 ns per await with the joiner always next, 67-96
-      // behind the ready tasks).
+      // awaited, warm: 102-154 ns per await with the joiner always next,
+      // 77-105 behind the ready tasks; docs/benchmarks.md, S4).
       tls_task = &task;
       std::move(joiner).wake();
       tls_task = nullptr;

@@ -25,7 +25,7 @@ struct worker_metrics {
 // sanitizer builds, whose frames come from the system allocator.
 struct frame_memory_metrics {
   std::uint64_t mapped_bytes = 0;     // held for frames, populated as it was mapped
-  std::uint64_t huge_page_bytes = 0;  // of which mapped as transparent huge pages
+  std::uint64_t huge_page_bytes = 0;  // of which the kernel took as transparent huge pages (advice it may not honour)
   std::uint64_t chunks = 0;           // mappings made
   // Time spent mapping and populating it, on the threads that needed the
   // memory (a spawn that finds no free block waits for this). On a VM it
