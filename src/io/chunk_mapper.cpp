@@ -8,18 +8,23 @@
 // on first use, as plain memory does; where THP is off the advice is
 // refused and the chunk gets small pages).
 //
-// Why measure: on the VMs lanes is measured on, a huge page costs ~0.2 ms
-// when the host still backs the guest memory it comes from, and 3-8 ms
-// when it does not: Linux's free page reporting hands free 2 MiB blocks
-// back to the host a couple of seconds after they are freed, and every
-// 4 KiB of such a block then faults on the host. Small pages mostly come
-// from lists it does not report: 0.4-1.3 ms per 2 MiB on the same hosts.
-// Populating 32 MiB (2026-12-06, /tmp program): huge pages 3.1-3.4 ms
-// right after another process freed memory, 95-134 ms after 4 s idle;
-// small pages 12-20 ms either way. So S3's 100,000 spawns took 13 ms or
-// 145-226 ms depending on what ran before (docs/benchmarks.md). Each chunk
-// is timed, and the next one takes the kind that cost less last time; huge
-// pages that lost are tried again a second later.
+// Then every 4 KiB page of the chunk is written once, and that is part of
+// what a chunk costs. On the VMs lanes is measured on, a guest page that is
+// populated is not yet backed by the host: the guest kernel maps 4 KiB
+// pages without writing them (these guests boot with pvm_no_zero_page=1,
+// apparently leaving the zeroing to the host), and the host backs each
+// one on its first write, at ~4.5 us a page. Populating
+// 2 MiB in small pages took 0.3-0.5 ms, and the first writes after it
+// 2.2-2.7 ms more (2026-12-07, /tmp program, 16 chunks per process): a
+// cost that used to land on the spawns that first wrote a frame there,
+// while the chunk was timed as cheap. A huge page is zeroed by the guest
+// as it is populated, so its cost shows at once: ~0.15 ms when the host
+// still backs it, 3.1-3.7 ms when it does not (Linux's free page reporting
+// hands free blocks back to the host a couple of seconds after they are
+// freed). Written, 32 MiB cost 43-48 ms in small pages in every run, and
+// 4-53 ms in huge pages depending on what ran before. Each chunk is timed,
+// and the next one takes the kind that cost less last time; huge pages
+// that lost are tried again a second later.
 #include "io/chunk_mapper.hpp"
 
 #include <sys/mman.h>
@@ -32,6 +37,8 @@
 namespace lanes::detail {
 
 namespace {
+
+constexpr std::size_t small_page_bytes = 4096;
 
 char* map_small_pages(std::size_t bytes) {
   void* chunk = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
@@ -54,6 +61,14 @@ char* map_huge_pages(std::size_t bytes, bool& advised) {
   return chunk;
 }
 
+// Writes a zero to the first byte of every 4 KiB page (which reads as zero
+// already), so that the host backs the chunk now: see the header comment.
+// volatile, so that the stores are made.
+void touch_pages(char* chunk, std::size_t bytes) noexcept {
+  for (std::size_t offset = 0; offset < bytes; offset += small_page_bytes)
+    static_cast<volatile char*>(chunk)[offset] = 0;
+}
+
 }  // namespace
 
 bool chunk_mapper::prefer_huge(std::uint64_t huge_ns, std::uint64_t small_ns, std::uint64_t since_huge_ns) noexcept {
@@ -71,6 +86,7 @@ char* chunk_mapper::map(std::size_t bytes) {
   if (huge) huge_tried_at_ns_.store(start, std::memory_order_relaxed);
   bool advised = false;
   char* chunk = huge ? map_huge_pages(bytes, advised) : map_small_pages(bytes);
+  touch_pages(chunk, bytes);
   const std::uint64_t took = monotonic_ns() - start;
   if (whole) {
     // Per 2 MiB, and never 0 (which means "not measured").

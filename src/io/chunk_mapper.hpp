@@ -1,8 +1,10 @@
 // chunk_mapper: fresh memory for the frame allocator (frame_allocator.cpp),
-// mapped already populated, so that spawning many tasks does not take a
-// page fault per 4 KiB of frames. A 2 MiB chunk is populated either as one
-// transparent huge page or as 512 small pages, whichever the last chunks
-// showed to be cheaper here (see chunk_mapper.cpp for why that varies).
+// mapped already populated and written once per page, so that spawning
+// many tasks does not take a page fault per 4 KiB of frames (in the guest,
+// or in the host that backs it: chunk_mapper.cpp). A 2 MiB chunk is
+// populated either as one transparent huge page or as 512 small pages,
+// whichever the last chunks showed to be cheaper here (see
+// chunk_mapper.cpp for why that varies).
 #pragma once
 
 #include <atomic>
@@ -17,7 +19,8 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;  // x86-64'
 
 class chunk_mapper {
  public:
-  // `bytes` of fresh, populated, page-aligned memory; never unmapped.
+  // `bytes` of fresh, populated, page-aligned, zeroed memory, every page of
+  // it written once; never unmapped.
   // Throws std::bad_alloc when the system has none.
   char* map(std::size_t bytes);
 

@@ -1,10 +1,12 @@
 // The frame allocator's chunks (src/io/chunk_mapper.hpp): populated,
-// aligned memory, and the choice between huge and small pages that follows
-// what each cost last.
+// aligned, zeroed memory, and the choice between huge and small pages that
+// follows what each cost last.
 #include "io/chunk_mapper.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -36,7 +38,7 @@ TEST(ChunkMapper, TriesHugePagesAgainAfterAWhile) {
   EXPECT_TRUE(chunk_mapper::prefer_huge(6 * ms, ms, chunk_mapper::retry_huge_after_ns));
 }
 
-TEST(ChunkMapper, ChunksAreWritableAlignedAndDistinct) {
+TEST(ChunkMapper, ChunksAreWritableAlignedZeroedAndDistinct) {
   chunk_mapper mapper;
   // Small chunks, then enough 2 MiB ones that both kinds of pages are likely
   // taken on a host where huge pages are slow (the first one may be).
@@ -47,6 +49,8 @@ TEST(ChunkMapper, ChunksAreWritableAlignedAndDistinct) {
     ASSERT_NE(chunk, nullptr);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(chunk) % 4096, 0U);
     EXPECT_NE(chunk, previous);
+    // Fresh memory reads as zero, after the mapper wrote each page once.
+    EXPECT_EQ(std::count(chunk, chunk + bytes, 0), static_cast<std::ptrdiff_t>(bytes));
     std::memset(chunk, 0x5a, bytes);
     EXPECT_EQ(chunk[0], 0x5a);
     EXPECT_EQ(chunk[bytes - 1], 0x5a);

@@ -27,9 +27,10 @@ struct frame_memory_metrics {
   std::uint64_t mapped_bytes = 0;     // held for frames, populated as it was mapped
   std::uint64_t huge_page_bytes = 0;  // of which the kernel took as transparent huge pages (advice it may not honour)
   std::uint64_t chunks = 0;           // mappings made
-  // Time spent mapping and populating it, on the threads that needed the
-  // memory (a spawn that finds no free block waits for this). On a VM it
-  // depends on whether the host still backs the memory the guest hands out.
+  // Time spent mapping, populating and first writing it, on the threads
+  // that needed the memory (a spawn that finds no free block waits for
+  // this). On a VM it depends on whether the host still backs the memory
+  // the guest hands out.
   std::uint64_t populate_ns = 0;
 };
 
