@@ -27,10 +27,10 @@ using steady = std::chrono::steady_clock;
 
 task<void> sleeper() { co_await sleep(100ms); }
 
-// Wall ms, bytes per task; and of the wall time, the ms spent mapping and
-// populating fresh frame memory, and how many MiB of it (a fresh process
-// has none: on a VM this cost depends on whether the host still backs the
-// pages the guest hands out, docs/benchmarks.md).
+// Wall ms, bytes per task; and of the wall time, the ms spent mapping,
+// populating and first writing fresh frame memory, and how many MiB of it
+// (a fresh process has none: on a VM this cost depends on whether the host
+// still backs the pages the guest hands out, docs/benchmarks.md).
 std::vector<double> lanes_side(int tasks, unsigned workers) {
   auto rt = runtime::multi_thread().worker_threads(workers).build();
   rt.block_on([]() -> task<void> { co_return; }());  // workers started and warm
@@ -98,8 +98,8 @@ int run_s3(const options& opts) {
     std::printf("S3: %d tasks sleeping 100 ms, %u io thread(s), median of %d runs\n", tasks, workers, rounds);
     std::printf("  %-22s %12s %16s\n", "", "wall ms", "bytes per task");
     std::printf("  %-22s %12.1f %16.0f\n", "lanes", lm, lb);
-    std::printf("  %-22s %12.1f %16s  (%.1f MiB of fresh frame memory mapped and populated)\n", "  of which populating",
-                lp, "", lf);
+    std::printf("  %-22s %12.1f %16s  (%.1f MiB of fresh frame memory mapped, populated and written)\n",
+                "  of which populating", lp, "", lf);
     std::printf("  %-22s %12.1f %16.0f\n", "Boost.Asio coroutines", am, ab);
     std::printf("  %-22s %12.2f %16.2f\n", "lanes / asio", lm / am, lb / ab);
     if (tokio.present()) {
