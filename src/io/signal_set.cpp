@@ -149,12 +149,18 @@ int signal_set::take() noexcept {
   return 0;
 }
 
+void signal_set::give_back(int signo) noexcept {
+  // Unseen again: whatever the count is now, it differs from this.
+  --seen_[static_cast<std::size_t>(signo)];
+}
+
 void signal_set::drain() noexcept {
   std::uint64_t value = 0;
   [[maybe_unused]] const auto n = ::read(fd_.fd(), &value, sizeof value);
 }
 
 int signal_set::awaiter::await_resume() {
+  resumed_ = true;
   wait_.await_resume();
   if (taken_ == 0) taken_ = set_.take();
   if (taken_ == 0) {

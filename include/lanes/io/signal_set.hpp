@@ -48,6 +48,13 @@ class signal_set {
     awaiter(awaiter&& other) noexcept : set_(other.set_), wait_(std::move(other.wait_)) {}  // before it waits only
     awaiter(const awaiter&) = delete;
     awaiter& operator=(const awaiter&) = delete;
+    // A signal taken in await_suspend is the task's only at await_resume: a
+    // race this is a branch of may be destroyed before (aborted after it
+    // woke itself, or a branch listed earlier fired too). Then the set
+    // counts it as not seen, for the next recv().
+    ~awaiter() {
+      if (taken_ != 0 && !resumed_) set_.give_back(taken_);
+    }
 
     bool await_ready() noexcept { return (taken_ = set_.take()) != 0; }
     bool await_suspend(std::coroutine_handle<> h) {
@@ -62,6 +69,7 @@ class signal_set {
     signal_set& set_;
     async_fd::readiness wait_;
     int taken_ = 0;
+    bool resumed_ = false;
   };
 
   // The next signal among those of this set.
@@ -69,6 +77,7 @@ class signal_set {
 
  private:
   int take() noexcept;  // a signal delivered since last seen (lowest first), or 0
+  void give_back(int signo) noexcept;  // take() returned it, but no task received it
   void drain() noexcept;
   int slot_ = -1;
   std::uint64_t mask_ = 0;  // bit n-1: signal n

@@ -64,8 +64,9 @@ class notify {
         owner_.waiters_.remove(node_);  // cancelled while waiting
         return;
       }
-      if (node_.notified && !node_.broadcast && !resumed_) {
-        // Picked by notify_one but cancelled before it ran: pass it on.
+      if (((node_.notified && !node_.broadcast) || took_permit_) && !resumed_) {
+        // Picked by notify_one, or took the stored permit in await_suspend,
+        // but cancelled before it ran: pass it on.
         lock.unlock();
         owner_.notify_one();
       }
@@ -74,7 +75,7 @@ class notify {
       std::lock_guard lock(owner_.mutex_);
       if (!owner_.permit_) return false;
       owner_.permit_ = false;
-      resumed_ = true;
+      took_permit_ = true;  // await_resume follows at once
       return true;
     }
     bool await_suspend(std::coroutine_handle<> h) {
@@ -83,8 +84,10 @@ class notify {
       node_.to_wake = self.make_waker();
       std::lock_guard lock(owner_.mutex_);
       if (owner_.permit_) {
+        // Taken now, the task's only at await_resume: a race this is a branch
+        // of may still be destroyed before that (see the destructor).
         owner_.permit_ = false;
-        resumed_ = true;
+        took_permit_ = true;
         node_.to_wake = {};
         return false;
       }
@@ -96,7 +99,8 @@ class notify {
    private:
     notify& owner_;
     detail::waiter_node node_;
-    bool resumed_ = false;
+    bool took_permit_ = false;  // consumed the stored notify_one() permit
+    bool resumed_ = false;      // await_resume ran: the notification is the task's
   };
 
   // Completes at the next notify_one() / notify_all() (or at once if a

@@ -133,15 +133,19 @@ class semaphore {
     }
     acquire_awaiter(const acquire_awaiter&) = delete;
     acquire_awaiter& operator=(const acquire_awaiter&) = delete;
+    // Gives back whatever the task was granted and never received: permits
+    // taken in await_suspend (a race then suspends and wakes itself, and an
+    // abort before it runs again destroys this without await_resume), or
+    // granted to it while it was queued.
     ~acquire_awaiter() {
-      if (!waited_) return;
+      if (!waited_ && !granted_now_) return;
       std::vector<detail::waker> to_wake;
       {
         std::lock_guard lock(sem_.mutex_);
         if (node_.linked) {
           sem_.waiters_.remove(node_);  // cancelled while queued: those behind may go now
           sem_.grant_locked(to_wake);
-        } else if (node_.notified && !node_.refused && !taken_) {
+        } else if ((granted_now_ || (node_.notified && !node_.refused)) && !taken_) {
           sem_.available_ += node_.amount;  // granted, then cancelled before it ran: give back
           sem_.grant_locked(to_wake);
         }

@@ -23,6 +23,11 @@
 // - a branch that fired but lost is destroyed without await_resume(), and
 //   its destructor gives back what it was granted (a message stays in the
 //   channel, permits go back to the semaphore, a notification is passed on).
+//   So is a branch that won by returning false from await_suspend when the
+//   race then suspended (above) and the task was aborted before it ran
+//   again: whatever an awaiter takes before await_resume (a permit, a lock,
+//   a stored notification, a signal) is the task's only once await_resume
+//   has run, and its destructor gives it back otherwise.
 #pragma once
 
 #include <array>
