@@ -162,9 +162,14 @@ void scheduler::shutdown() noexcept {
   }
   while (task_header* t = inject_.pop()) t->unref();
   // 4. Cancel every task still alive: destroy its frame (its destructors
-  //    run here), complete it as cancelled, wake its joiner.
+  //    run here), complete it as cancelled, wake its joiner. A wake from
+  //    another thread that set SCHEDULED before this may not have entered
+  //    schedule() yet, so step 7 would not wait for it: its WAKING bit
+  //    is waited out first. A wake that comes later finds COMPLETE and
+  //    touches nothing of this scheduler.
   while (task_header* task = live_.any_when_stopped()) {
     live_.unlink_when_stopped(*task);
+    wait_out_foreign_wake(*task);
     task->ref();  // stands in for the running reference complete() drops
     if ((task->load_state() & task_state::complete) == 0) task->cancel_frame();
     complete(*task, false);
@@ -181,7 +186,9 @@ void scheduler::shutdown() noexcept {
   //    (up to the shutdown timeout, then reported).
   if (blocking_) blocking_->shutdown();
   // 7. A wake from another thread may still be inside schedule() (see
-  //    there): this scheduler's memory must outlive it.
+  //    there) for a task it queued before step 2, which may have run and
+  //    completed since (so step 4 did not wait for it): this scheduler's
+  //    memory must outlive that call.
   while (foreign_schedules_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
 }
 
@@ -581,9 +588,15 @@ void scheduler::cancel_now(task_header& task) noexcept {
       break;
     }
   }
+  // Called from a frame being destroyed at shutdown too: see step 4 there.
+  wait_out_foreign_wake(task);
   task.ref();  // the running reference complete() drops
   task.cancel_frame();
   complete(task, true);
+}
+
+void scheduler::wait_out_foreign_wake(const task_header& task) noexcept {
+  while ((task.load_state() & task_state::waking) != 0) std::this_thread::yield();
 }
 
 void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs,

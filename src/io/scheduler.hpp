@@ -118,6 +118,9 @@ class scheduler {
   task_header*& unobserved_errors() noexcept { return unobserved_head_; }
 
  private:
+  // Returns once no wake from another thread is inside schedule() for
+  // `task` (task_state::waking).
+  static void wait_out_foreign_wake(const task_header& task) noexcept;
   void run_worker(worker& w, task_header* until);
   task_header* next_task(worker& w) noexcept;
   // The worker's LIFO slot, from its own thread (search() steals it with an exchange).

@@ -11,6 +11,13 @@ void task_header::unref(std::uint64_t count) noexcept {
   if ((before & ~task_state::flag_mask) == count * task_state::ref_one) delete this;
 }
 
+void task_header::unref_and_clear_waking() noexcept {
+  // Release: the scheduler accesses of the wake come before a shutdown
+  // that sees the bit clear (acquire) and frees the scheduler.
+  const auto before = state_.fetch_sub(task_state::ref_one + task_state::waking, std::memory_order_acq_rel);
+  if ((before & ~task_state::flag_mask) == task_state::ref_one) delete this;
+}
+
 waker& waker::operator=(waker&& other) noexcept {
   if (this != &other) {
     if (task_ != nullptr) task_->unref();
@@ -65,9 +72,16 @@ void waker::wake() && noexcept {
       }
       continue;
     }
-    if (state.compare_exchange_weak(s, s | task_state::scheduled, std::memory_order_acq_rel,
+    // From a thread that is not one of the owner's workers, the CAS also
+    // sets WAKING and takes a reference of our own, both dropped by one
+    // subtraction once schedule() has returned (see task_state::waking).
+    const bool foreign = !task->owner()->is_own_thread();
+    const std::uint64_t mark = foreign ? task_state::scheduled | task_state::waking : task_state::scheduled;
+    const std::uint64_t extra_ref = foreign ? task_state::ref_one : 0;
+    if (state.compare_exchange_weak(s, (s | mark) + extra_ref, std::memory_order_acq_rel,
                                     std::memory_order_acquire)) {
       task->owner()->schedule(*task, false);  // our reference becomes the queue's
+      if (foreign) task->unref_and_clear_waking();
       return;
     }
   }
