@@ -41,14 +41,19 @@ struct blocking_pool_state : std::enable_shared_from_this<blocking_pool_state> {
   std::uint64_t completed = 0;
   bool shutting_down = false;
 
+  // Starts a thread, counted only once it exists: if std::thread throws
+  // (pthread_create failed: EAGAIN at the process's thread or memory
+  // limit), nothing is counted and the error goes to the caller.
   void spawn_thread_locked() {
-    ++threads;
-    peak = std::max(peak, threads);
-    const std::string name = (opts.thread_name + "-" + std::to_string(next_thread_id++)).substr(0, 15);
+    const std::string name = (opts.thread_name + "-" + std::to_string(next_thread_id)).substr(0, 15);
     std::thread t([self = shared_from_this()] {
       detail::lane_thread_scope off_react_cores;
       self->run();
     });
+    // The new thread blocks on `mutex` (held here) before it reads a count.
+    ++next_thread_id;
+    ++threads;
+    peak = std::max(peak, threads);
     pthread_setname_np(t.native_handle(), name.c_str());
     t.detach();  // the thread holds the state; shutdown waits on thread_ended
   }
@@ -91,9 +96,10 @@ blocking_pool::blocking_pool(options opts) : state_(std::make_shared<detail::blo
 
 blocking_pool::~blocking_pool() { shutdown(); }
 
-bool blocking_pool::submit(detail::blocking_job job) {
+bool blocking_pool::submit(detail::blocking_job&& job) {
   std::unique_lock lock(state_->mutex);
   if (state_->shutting_down) return false;
+  // deque::push_back leaves the deque and `job` as they were if it throws.
   state_->queue.push_back(std::move(job));
   if (state_->idle >= state_->queue.size()) {
     // An idle thread is free for it. Signalled after unlocking: a thread
@@ -102,7 +108,15 @@ bool blocking_pool::submit(detail::blocking_job job) {
     lock.unlock();
     state_->work_ready.notify_one();
   } else if (state_->threads < state_->opts.max_threads) {
-    state_->spawn_thread_locked();
+    try {
+      state_->spawn_thread_locked();
+    } catch (...) {
+      // This call needed the thread: it fails alone, and its job goes back
+      // to the caller unrun (the lock is still held: it is the last one).
+      job = std::move(state_->queue.back());
+      state_->queue.pop_back();
+      throw;
+    }
   }
   // else: every thread is busy and the cap is reached; the job waits in the queue.
   return true;

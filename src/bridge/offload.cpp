@@ -1,5 +1,6 @@
 // Where offload(f) sends work: the compute lane attached to the calling
-// task's runtime (lanes::system attaches its pool), else the default pool.
+// task's runtime (lanes::system attaches its pool), else the default pool;
+// offload_blocking and spawn_blocking: the runtime's blocking lane.
 #include <lanes/bridge/offload.hpp>
 
 #include "io/scheduler.hpp"
@@ -15,6 +16,13 @@ compute::detail::registry& offload_target() {
     if (auto* r = attached_compute(*s)) return *r;
   }
   return compute::detail::default_registry();
+}
+
+blocking_pool& current_blocking_pool(const char* call) {
+  scheduler* s = current_scheduler();
+  if (s == nullptr)
+    throw runtime_misuse(std::string(call) + " called outside an io task: use a blocking_pool directly");
+  return blocking_pool_of(*s);
 }
 
 }  // namespace lanes::detail

@@ -51,6 +51,18 @@ class live_tasks {
   // reference becomes the caller's.
   task_header* any_when_stopped() noexcept;
   void unlink_when_stopped(task_header& task) noexcept;
+  // Shutdown, once no worker runs: calls f(task) for each task listed.
+  template <class F>
+  void for_each_when_stopped(F f) {
+    for (unsigned i = 0; i < workers_; ++i) {
+      auto& list = *owned_[i];
+      collect_remote(list);
+      for (task_header* t = list.head; t != nullptr; t = t->live_next) f(*t);
+    }
+    for (auto& s : shared_) {
+      for (task_header* t = s.head; t != nullptr; t = t->live_next) f(*t);
+    }
+  }
 
  private:
   struct alignas(64) owned_list {

@@ -71,9 +71,9 @@ runtime_builder& runtime_builder::blocking_keep_alive(std::chrono::milliseconds 
   return *this;
 }
 
-runtime_builder& runtime_builder::blocking_shutdown_timeout(std::chrono::milliseconds d) {
-  if (d.count() < 0) throw config_error("runtime_builder::blocking_shutdown_timeout: must not be negative");
-  blocking_shutdown_timeout_ = d;
+runtime_builder& runtime_builder::shutdown_timeout(std::chrono::milliseconds d) {
+  if (d.count() < 0) throw config_error("runtime_builder::shutdown_timeout: must not be negative");
+  shutdown_timeout_ = d;
   return *this;
 }
 
@@ -90,7 +90,7 @@ runtime runtime_builder::build() const {
   if (!options.current_thread) options.workers = workers_ ? *workers_ : the_budget().io_threads.value;
   options.blocking.max_threads = blocking_threads_ ? *blocking_threads_ : the_budget().blocking_max.value;
   options.blocking.keep_alive = blocking_keep_alive_;
-  options.blocking.shutdown_timeout = blocking_shutdown_timeout_;
+  options.shutdown_timeout = shutdown_timeout_;  // the blocking pool gets what is left of it (scheduler::shutdown)
   options.thread_name = thread_name_;
   options.on_unhandled = handler_;
   // The builder wins over the environment; a bad LANES_STALL_MS is an error either way.

@@ -99,6 +99,7 @@ std::uint64_t monotonic_now_ns() noexcept { return monotonic_ns(); }
 
 scheduler::scheduler(scheduler_options options)
     : current_thread_(options.current_thread),
+      shutdown_timeout_(options.shutdown_timeout),
       publish_polls_(options.stall_threshold.count() > 0),
       thread_name_(std::move(options.thread_name)),
       handler_(std::move(options.on_unhandled)),
@@ -142,6 +143,7 @@ void scheduler::start_threads() {
 
 void scheduler::shutdown() noexcept {
   if (shutdown_.exchange(true, std::memory_order_acq_rel)) return;
+  const auto give_up = std::chrono::steady_clock::now() + shutdown_timeout_;
   stall_monitor_.reset();
   // 1. Stop the workers: each sees shutdown_ before its next task.
   for (unsigned i = 0; i < workers_.size(); ++i) unpark(i);
@@ -161,8 +163,14 @@ void scheduler::shutdown() noexcept {
     while (task_header* t = w->pinned.pop()) t->unref();
   }
   while (task_header* t = inject_.pop()) t->unref();
+  // 4a. Work handed out from a task's frame to another lane (offloads,
+  //    blocking jobs it awaits) may still run and read the frame: ask it
+  //    to stop, and wait for it to end, up to the shutdown timeout.
+  wait_for_pending_work(give_up);
   // 4. Cancel every task still alive: destroy its frame (its destructors
-  //    run here), complete it as cancelled, wake its joiner. A wake from
+  //    run here), complete it as cancelled, wake its joiner. A task whose
+  //    work still runs after 4a completes as cancelled with its frame left
+  //    allocated (reported in 4a): the work reads it. A wake from
   //    another thread that set SCHEDULED before this may not have entered
   //    schedule() yet, so step 7 would not wait for it: its WAKING bit
   //    is waited out first. A wake that comes later finds COMPLETE and
@@ -171,7 +179,13 @@ void scheduler::shutdown() noexcept {
     live_.unlink_when_stopped(*task);
     wait_out_foreign_wake(*task);
     task->ref();  // stands in for the running reference complete() drops
-    if ((task->load_state() & task_state::complete) == 0) task->cancel_frame();
+    if ((task->load_state() & task_state::complete) == 0) {
+      if (task->settle_pending(false)) {
+        task->cancel_frame();
+      } else {
+        task->abandon_frame();
+      }
+    }
     complete(*task, false);
   }
   // 4b. Timers still armed now belong to no task's frame: a sleep kept
@@ -183,13 +197,39 @@ void scheduler::shutdown() noexcept {
   //    when the handle goes, since this runtime's handler will be gone.
   orphan_unobserved_errors(this);
   // 6. The blocking lane: queued jobs are dropped, running ones waited for
-  //    (up to the shutdown timeout, then reported).
-  if (blocking_) blocking_->shutdown();
+  //    (up to what is left of the shutdown timeout, then reported).
+  if (blocking_) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - std::chrono::steady_clock::now());
+    blocking_->shutdown(std::max(left, std::chrono::milliseconds(0)));
+  }
   // 7. A wake from another thread may still be inside schedule() (see
   //    there) for a task it queued before step 2, which may have run and
   //    completed since (so step 4 did not wait for it): this scheduler's
   //    memory must outlive that call.
   while (foreign_schedules_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+}
+
+void scheduler::wait_for_pending_work(std::chrono::steady_clock::time_point give_up) noexcept {
+  const auto all_settled = [this] {
+    bool settled = true;
+    live_.for_each_when_stopped([&](task_header& t) {
+      if (t.has_pending() && !t.settle_pending(false)) settled = false;
+    });
+    return settled;
+  };
+  if (all_settled()) return;  // the common case: nothing handed out
+  while (std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (all_settled()) return;
+  }
+  live_.for_each_when_stopped([](task_header& t) {
+    if (!t.has_pending() || t.settle_pending(false)) return;
+    const auto& where = t.spawned_at();
+    std::fprintf(stderr,
+                 "lanes: runtime shutdown: task %s (spawned at %s:%u) still waits for work on another lane "
+                 "after the shutdown timeout; the work may read the task's frame, so the frame is left allocated\n",
+                 t.name() != nullptr ? t.name() : "(unnamed)", where.file_name(), where.line());
+  });
 }
 
 // --- scheduling -------------------------------------------------------------
@@ -487,23 +527,27 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   for (;;) {
     if ((s & (task_state::running | task_state::complete)) != 0) {
       // A stale queue entry: cancel_now() claimed the task while it was
-      // queued (RUNNING) and destroys, or has destroyed, it (COMPLETE).
-      // This entry's reference is all that is left to drop.
-      while ((s & task_state::complete) == 0) {
-        std::this_thread::yield();
-        s = state.load(std::memory_order_acquire);
-      }
+      // queued (RUNNING, with a reference of its own taken in the same
+      // CAS) and destroys, or has destroyed, it (COMPLETE). This entry's
+      // reference is all that is left to drop.
       task->unref();
       return;
     }
     if (state.compare_exchange_weak(s, resumed(s), std::memory_order_acq_rel, std::memory_order_acquire)) break;
   }
+  task->grant_spare_refs();
   if ((s & task_state::cancelled) != 0) {
-    task->cancel_frame();
-    complete(*task, true, spare, &w);
+    // Aborted while it waited (or a wake after a cancellation deferred by
+    // work still running for it): destroy the frame unless such work runs.
+    if (task->settle_pending(true)) {
+      const std::uint64_t unused = task->take_spare_refs();
+      task->cancel_frame();
+      complete(*task, true, unused, &w);
+      return;
+    }
+    end_poll(*task, task->take_spare_refs(), &w, true);
     return;
   }
-  task->grant_spare_refs();
 
   const std::uint64_t started = w.clock_ticks;  // see run_worker
   if (publish_polls_) {
@@ -527,26 +571,38 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   w.busy_ticks.store(w.busy_ticks.load(std::memory_order_relaxed) + took, std::memory_order_relaxed);
   store_max(w.longest_poll_ticks, took);
 
-  // Taken before the CAS that ends the poll: after it, another thread may
-  // hold RUNNING and the field is its.
-  const std::uint64_t unused = task->take_spare_refs();
   if (task->root().done()) {
     task->finish_frame();
-    complete(*task, true, unused, &w);
+    complete(*task, true, task->take_spare_refs(), &w);
     return;
   }
-  s = state.load(std::memory_order_acquire);
+  // Taken before the CAS that ends the poll: after it, another thread may
+  // hold RUNNING and the field is its.
+  end_poll(*task, task->take_spare_refs(), &w, false);
+}
+
+void scheduler::end_poll(task_header& task, std::uint64_t unused, worker* w, bool settled_now) noexcept {
+  auto& state = task.state();
+  std::uint64_t s = state.load(std::memory_order_acquire);
   for (;;) {
-    if ((s & task_state::cancelled) != 0) {
-      task->cancel_frame();  // aborted while it ran: stop at this suspension point
-      complete(*task, true, unused, &w);
-      return;
+    if ((s & task_state::cancelled) != 0 && !settled_now) {
+      // Aborted while it ran: stop at this suspension point, once no work
+      // handed out from the frame still runs (pending_work.hpp). Settled
+      // once per poll; a CANCELLED seen here after that stays set, and the
+      // wake the settle armed brings the task back.
+      settled_now = true;
+      if (task.settle_pending(true)) {
+        task.cancel_frame();
+        complete(task, true, unused, w);
+        return;
+      }
+      continue;
     }
     if ((s & task_state::notified) != 0) {
       const auto next =
           ((s & ~(task_state::running | task_state::notified)) | task_state::scheduled) - unused * task_state::ref_one;
       if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        schedule(*task, true);  // the running reference becomes the queue's
+        schedule(task, true);  // the running reference becomes the queue's
         return;
       }
     } else {
@@ -558,7 +614,7 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
       const bool last = (s & ~task_state::flag_mask) == drop;
       const std::uint64_t next = (s & ~task_state::running) - (last ? drop - task_state::ref_one : drop);
       if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        if (last) task->unref();
+        if (last) task.unref();
         return;
       }
     }
@@ -578,21 +634,40 @@ void scheduler::cancel_now(task_header& task) noexcept {
                                        std::memory_order_acquire)) {
         continue;
       }
-      while ((state.load(std::memory_order_acquire) & task_state::complete) == 0) std::this_thread::yield();
+      // (If work handed out from its frame still runs, that thread leaves
+      // the task suspended, and the work's end brings it back to finish.)
+      wait_a_while_until([&] { return (state.load(std::memory_order_acquire) & task_state::complete) != 0; });
       return;
     }
-    // Idle or queued: claim it as a worker would. A queue entry that still
-    // points at it is dropped when popped (run_one sees RUNNING/COMPLETE).
-    if (state.compare_exchange_weak(s, s | task_state::running | task_state::cancelled, std::memory_order_acq_rel,
-                                    std::memory_order_acquire)) {
+    // Idle or queued: claim it as a worker would, with the running
+    // reference complete() drops. A queue entry that still points at it is
+    // dropped when popped (run_one sees RUNNING/COMPLETE).
+    if (state.compare_exchange_weak(s, (s | task_state::running | task_state::cancelled) + task_state::ref_one,
+                                    std::memory_order_acq_rel, std::memory_order_acquire)) {
       break;
     }
   }
+  // Work handed out from the frame may still run and read it: ask it to
+  // stop, and wait for it here (the caller must not return before the
+  // frame is gone).
+  wait_a_while_until([&] { return task.settle_pending(false); });
   // Called from a frame being destroyed at shutdown too: see step 4 there.
   wait_out_foreign_wake(task);
-  task.ref();  // the running reference complete() drops
   task.cancel_frame();
   complete(task, true);
+}
+
+template <class Done>
+void scheduler::wait_a_while_until(Done done) noexcept {
+  // Yields first (a poll on another worker ends within microseconds), then
+  // sleeps in short steps (work on another lane may take milliseconds).
+  for (int round = 0; !done(); ++round) {
+    if (round < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
 }
 
 void scheduler::wait_out_foreign_wake(const task_header& task) noexcept {

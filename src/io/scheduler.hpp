@@ -79,6 +79,9 @@ struct scheduler_options {
   std::chrono::nanoseconds stall_threshold{0};  // 0: no stall detector
   stall_sink on_stall;
   blocking_pool::options blocking;
+  // How long shutdown waits for work still running on other lanes for its
+  // tasks (offloads, blocking jobs), in all (runtime_builder::shutdown_timeout).
+  std::chrono::milliseconds shutdown_timeout{30'000};
 };
 
 class scheduler {
@@ -121,6 +124,12 @@ class scheduler {
   // Returns once no wake from another thread is inside schedule() for
   // `task` (task_state::waking).
   static void wait_out_foreign_wake(const task_header& task) noexcept;
+  // Shutdown step 4a: settles the work every live task handed out, polling
+  // until none runs or `give_up`, then reports the tasks still waiting.
+  void wait_for_pending_work(std::chrono::steady_clock::time_point give_up) noexcept;
+  // Blocks the calling thread until done() (polled).
+  template <class Done>
+  static void wait_a_while_until(Done done) noexcept;
   void run_worker(worker& w, task_header* until);
   task_header* next_task(worker& w) noexcept;
   // The worker's LIFO slot, from its own thread (search() steals it with an exchange).
@@ -131,6 +140,11 @@ class scheduler {
   void transition_from_searching(worker& w) noexcept;
   void run(worker& w, task_header* task) noexcept;
   void run_one(worker& w, task_header* task) noexcept;
+  // Ends a poll that left the task suspended (RUNNING held, its unused
+  // spare references given): to idle, or rescheduled if NOTIFIED; if
+  // CANCELLED, the frame is destroyed here unless work handed out from it
+  // still runs. `settled_now`: the caller has settled that work this poll.
+  void end_poll(task_header& task, std::uint64_t unused, worker* w, bool settled_now) noexcept;
   // Publishes COMPLETE, wakes the joiner, drops the running reference, the
   // live list's and `spare_refs` unused spare ones (task_header::grant_spare_refs).
   // `poller`: the worker whose poll the task ended in (null otherwise); if
@@ -169,6 +183,7 @@ class scheduler {
   std::uint64_t ns_of(std::uint64_t tick) const noexcept;
 
   const bool current_thread_;
+  const std::chrono::milliseconds shutdown_timeout_;
   // The stall detector is on: polls publish what they run (worker::current).
   // Fixed at construction (stall_monitor_ itself is reset at shutdown while
   // workers still run).

@@ -78,8 +78,7 @@ void waker::wake() && noexcept {
     const bool foreign = !task->owner()->is_own_thread();
     const std::uint64_t mark = foreign ? task_state::scheduled | task_state::waking : task_state::scheduled;
     const std::uint64_t extra_ref = foreign ? task_state::ref_one : 0;
-    if (state.compare_exchange_weak(s, (s | mark) + extra_ref, std::memory_order_acq_rel,
-                                    std::memory_order_acquire)) {
+    if (state.compare_exchange_weak(s, (s | mark) + extra_ref, std::memory_order_acq_rel, std::memory_order_acquire)) {
       task->owner()->schedule(*task, false);  // our reference becomes the queue's
       if (foreign) task->unref_and_clear_waking();
       return;

@@ -15,6 +15,9 @@
 
 #include <lanes/blocking/spawn_blocking.hpp>
 
+#include "address_space_cap.hpp"
+#include "sanitized_build.hpp"
+
 namespace lanes {
 namespace {
 
@@ -156,6 +159,50 @@ TEST(BlockingPool, ShutdownReportsJobsStillRunning) {
   wait_until([&] { return finished.load(); });
   EXPECT_TRUE(finished.load());
   std::this_thread::sleep_for(5ms);  // let the thread leave the pool's code
+}
+
+// The address space capped a few thread stacks above what the process
+// maps: a submit that needs a new thread which cannot start throws, its
+// job does not run, and nothing is counted for it - the pool's thread
+// count is the threads that exist, and shutdown returns. (A thread was
+// counted before std::thread could throw, and the job stayed queued: the
+// calls threw yet every job ran, and shutdown waited for threads that
+// never existed.)
+TEST(BlockingPool, AThreadThatCannotStartFailsOnlyTheCallThatNeededIt) {
+  if (detail::sanitized_build) GTEST_SKIP() << "the sanitizers reserve terabytes of address space: no cap fits";
+  blocking_pool pool(
+      {.max_threads = 64, .keep_alive = 10'000ms, .thread_name = "lanes-blocking", .shutdown_timeout = {}});
+  std::atomic<bool> release{false};
+  std::atomic<int> ran{0};
+  int accepted = 0;
+  int refused = 0;
+  {
+    testing_support::address_space_cap cap(std::size_t{48} << 20);  // ~5 stacks of 8 MiB
+    ASSERT_TRUE(cap.applied()) << "cannot cap the address space";
+    for (int i = 0; i < 64; ++i) {
+      try {
+        const bool taken = pool.submit(detail::blocking_job(
+            [&release, &ran] {
+              ran.fetch_add(1);
+              while (!release.load()) std::this_thread::sleep_for(1ms);
+            },
+            "held", source_location::current()));
+        EXPECT_TRUE(taken);
+        ++accepted;
+      } catch (const std::exception&) {  // std::system_error (EAGAIN), or std::bad_alloc
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(refused, 0) << "the cap never stopped a thread";
+  EXPECT_EQ(pool.metrics().threads, static_cast<std::uint32_t>(accepted));
+  wait_until([&] { return ran.load() == accepted; });
+  EXPECT_EQ(ran.load(), accepted);
+  EXPECT_EQ(pool.metrics().queue_depth, 0U);
+  release = true;
+  EXPECT_TRUE(pool.shutdown(5000ms).empty());
+  EXPECT_EQ(ran.load(), accepted) << "a refused job ran";
 }
 
 }  // namespace

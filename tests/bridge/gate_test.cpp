@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -124,6 +125,27 @@ TEST(Gate, FailuresAreCountedAndRethrown) {
                std::length_error);
   EXPECT_EQ(g.metrics().failed, 1U);
   EXPECT_EQ(g.available(), 2U);
+}
+
+TEST(Gate, DestroyedWhileTasksWaitTheyGetGateClosed) {
+  // Tasks wait for the only permit in run() and try_run_for(); the gate
+  // goes away; each gets gate_closed (not a read of the freed gate), and
+  // the work it had admitted runs to its end.
+  auto pool = compute::pool::builder().threads(1).build();
+  auto rt = runtime::multi_thread().worker_threads(1).build();
+  rt.block_on([](compute::pool& pool) -> task<void> {
+    auto g = std::make_unique<gate>(pool, 1);
+    std::atomic<bool> release{false};
+    auto holder = co_await hold_the_only_permit(*g, release);
+    auto run_waiter = spawn(g->run([] { return 1; }));
+    auto try_waiter = spawn(g->try_run_for(std::chrono::hours(1), [] { return 2; }));
+    while (g->metrics().waiting < 2) co_await sleep(100us);
+    g.reset();
+    EXPECT_THROW(co_await run_waiter, gate_closed);
+    EXPECT_THROW(co_await try_waiter, gate_closed);
+    release = true;
+    co_await holder;
+  }(pool));
 }
 
 TEST(Gate, ZeroPermitsIsAConfigError) {

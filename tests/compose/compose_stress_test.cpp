@@ -27,11 +27,11 @@
 #include <vector>
 
 #include <lanes/bridge/offload.hpp>
-#include <lanes/detail/cpu_relax.hpp>
 #include <lanes/compose/select.hpp>
 #include <lanes/compose/task_group.hpp>
 #include <lanes/compose/when_all.hpp>
 #include <lanes/compose/with_cancellation.hpp>
+#include <lanes/detail/cpu_relax.hpp>
 #include <lanes/io/async_fd.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>

@@ -5,10 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <sys/resource.h>
-
 #include <atomic>
-#include <cstdio>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +16,7 @@
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
 
+#include "address_space_cap.hpp"
 #include "destruction_counter.hpp"
 #include "sanitized_build.hpp"
 
@@ -154,16 +152,6 @@ TEST_P(JoinSetBothFlavors, ARefusedSpawnLeavesTheSetAsItWas) {
 // unstarted records a cancelled member: each such spawn left a phantom that
 // join_next reported as task_cancelled. The tasks are made before the cap,
 // so that the allocations that fail are the spawn's own.
-std::size_t mapped_bytes() {
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  unsigned long pages = 0;
-  if (statm != nullptr) {
-    if (std::fscanf(statm, "%lu", &pages) != 1) pages = 0;
-    std::fclose(statm);
-  }
-  return static_cast<std::size_t>(pages) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
 task<int> one() { co_return 1; }
 
 TEST(JoinSet, ASpawnThatRunsOutOfMemoryLeavesTheSetAsItWas) {
@@ -174,11 +162,8 @@ TEST(JoinSet, ASpawnThatRunsOutOfMemoryLeavesTheSetAsItWas) {
     made.reserve(200'000);
     for (int i = 0; i < 200'000; ++i) made.push_back(one());
     join_set<int> set;
-    rlimit before{};
-    const bool known = getrlimit(RLIMIT_AS, &before) == 0;
-    rlimit capped = before;
-    capped.rlim_cur = mapped_bytes() + (1U << 20);
-    if (!known || setrlimit(RLIMIT_AS, &capped) != 0) {
+    testing_support::address_space_cap cap(std::size_t{1} << 20);
+    if (!cap.applied()) {
       ADD_FAILURE() << "cannot cap the address space";
       co_return;
     }
@@ -192,7 +177,7 @@ TEST(JoinSet, ASpawnThatRunsOutOfMemoryLeavesTheSetAsItWas) {
         if (++refused == 3) break;  // the next ones fail the same way
       }
     }
-    EXPECT_EQ(setrlimit(RLIMIT_AS, &before), 0);
+    EXPECT_TRUE(cap.lift());
     EXPECT_EQ(refused, 3) << "the cap was never reached";
     EXPECT_EQ(set.size(), spawned);
     std::size_t values = 0, cancelled = 0;

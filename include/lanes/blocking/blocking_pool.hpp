@@ -17,6 +17,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <lanes/blocking/metrics.hpp>
@@ -33,28 +35,67 @@ struct blocking_job_info {
 
 namespace detail {
 
-// A move-only callable for one job (std::function needs copyable callables).
+// One job: a target the pool runs by calling `run(target)`, or gives back
+// unrun by calling `discard(target)` (shutdown drops the queued jobs).
+// Move-only; the target is the job's until one of the two is called.
+// Two kinds: an owned callable (allocated here), or a target that manages
+// itself (an offload's shared state: no allocation).
 class blocking_job {
  public:
+  using run_fn = void (*)(void* target);
+  using discard_fn = void (*)(void* target) noexcept;
+
+  blocking_job(run_fn run, discard_fn discard, void* target, const char* name, source_location where) noexcept
+      : run_(run), discard_(discard), target_(target), name_(name), where_(where) {}
   template <class F>
-  blocking_job(F&& f, const char* name, source_location where)
-      : callable_(std::make_unique<holder<std::decay_t<F>>>(std::forward<F>(f))), name_(name), where_(where) {}
-  void operator()() { callable_->call(); }
+  requires(!std::is_same_v<std::decay_t<F>, blocking_job>) blocking_job(F&& f, const char* name, source_location where)
+      : blocking_job(&run_owned<std::decay_t<F>>, &discard_owned<std::decay_t<F>>,
+                     new std::decay_t<F>(std::forward<F>(f)), name, where) {}
+  blocking_job(blocking_job&& other) noexcept
+      : run_(other.run_),
+        discard_(other.discard_),
+        target_(std::exchange(other.target_, nullptr)),
+        name_(other.name_),
+        where_(other.where_) {}
+  blocking_job& operator=(blocking_job&& other) noexcept {
+    if (this != &other) {
+      if (target_ != nullptr) discard_(target_);
+      run_ = other.run_;
+      discard_ = other.discard_;
+      target_ = std::exchange(other.target_, nullptr);
+      name_ = other.name_;
+      where_ = other.where_;
+    }
+    return *this;
+  }
+  blocking_job(const blocking_job&) = delete;
+  blocking_job& operator=(const blocking_job&) = delete;
+  ~blocking_job() {
+    if (target_ != nullptr) discard_(target_);
+  }
+
+  // Runs it (once; it may throw what the callable throws).
+  void operator()() { run_(std::exchange(target_, nullptr)); }
+  // Gives the target back to whoever made the job: neither run nor
+  // discarded (submit() threw, and the caller undoes the hand-off).
+  void release() noexcept { target_ = nullptr; }
   const char* name() const noexcept { return name_; }
   const source_location& where() const noexcept { return where_; }
 
  private:
-  struct base {
-    virtual ~base() = default;
-    virtual void call() = 0;
-  };
   template <class F>
-  struct holder final : base {
-    explicit holder(F&& f) : fn(std::move(f)) {}
-    void call() override { fn(); }
-    F fn;
-  };
-  std::unique_ptr<base> callable_;
+  static void run_owned(void* target) {
+    const std::unique_ptr<F> f(static_cast<F*>(target));  // freed even if it throws
+    (*f)();
+  }
+  template <class F>
+  static void discard_owned(void* target) noexcept {
+    delete static_cast<F*>(target);
+  }
+
+  run_fn run_;
+  discard_fn discard_;
+  void* target_;
   const char* name_;
   source_location where_;
 };
@@ -77,8 +118,12 @@ class blocking_pool {
   blocking_pool(const blocking_pool&) = delete;
   blocking_pool& operator=(const blocking_pool&) = delete;
 
-  // Queues a job; false (and the job is destroyed unrun) after shutdown.
-  bool submit(detail::blocking_job job);
+  // Queues the job (moved from); false after shutdown (then the job is
+  // left as it was, for the caller to drop). If no thread is free for it
+  // and a new one cannot start (pthread_create failed: a system_error),
+  // or memory runs out (std::bad_alloc), it throws and everything is as
+  // it was: the job left with the caller, no thread counted.
+  bool submit(detail::blocking_job&& job);
 
   // Stops taking jobs, drops the queued ones, waits for the running ones up
   // to `timeout` (or the option's, or forever), and returns those still

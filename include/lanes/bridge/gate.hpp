@@ -4,28 +4,34 @@
 // tasks and a visible queue length, never an unbounded pile of CPU jobs.
 //
 //   lanes::gate cpu{pool, 2};
-//   auto r = co_await cpu.try_run_for(50ms, [&] { return evaluate(batch); });
+//   auto r = co_await cpu.try_run_for(50ms, evaluate, std::move(batch));   // owning: evaluate(batch)
 //   if (!r) co_return reply_503();          // busy: shed, nothing left queued
 //   co_return reply(r.value());
 //
-// - run(f): waits for a permit, then offloads f; f's result or exception.
-// - try_run_for(d, f) / try_run_until(t, f): the same, or `busy` if no
-//   permit came in time - an ordinary result, no exception, and the waiter
-//   has left the queue.
+// - run(f, args...): waits for a permit, then offloads f(args...) (or
+//   f(stop_token, args...)); its result or exception. f may borrow the
+//   task's locals instead (a lambda capturing by reference), as offload's.
+// - try_run_for(d, f, args...) / try_run_until(t, f, args...): the same, or
+//   `busy` if no permit came in time - an ordinary result, no exception,
+//   and the waiter has left the queue.
 // - The permit goes with the work: it is released when f finishes (or is
 //   dropped unrun), not when the awaiting task leaves, so a cancelled
 //   request cannot let more work run than the gate allows.
-// - Cancellation as offload (offload.hpp); permits are never leaked.
+// - Cancellation as offload (offload.hpp): a cancelled task's frame waits
+//   for work that has started; permits are never leaked.
 // - metrics(): in flight, waiting, shed, completed, failed, dropped, and
 //   the total time spent waiting for permits and running.
 // A gate is shared state behind a shared_ptr: work it admitted keeps it
-// alive, so it may be destroyed while work is still running.
+// alive, so it may be destroyed while work is still running. Tasks still
+// waiting for a permit when it is destroyed get gate_closed (thrown at
+// their co_await); each copied what it needs before it started waiting.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -39,6 +45,12 @@ namespace lanes {
 
 // A gate had no permit for the caller before its deadline.
 struct busy {};
+
+// The gate was destroyed while the task waited for a permit.
+class gate_closed : public std::runtime_error {
+ public:
+  gate_closed() : std::runtime_error("lanes::gate: destroyed while this task waited for a permit") {}
+};
 
 struct gate_metrics {
   std::size_t max_in_flight = 0;
@@ -61,20 +73,31 @@ class gate {
   explicit gate(std::size_t max_in_flight) : state_(make_state(max_in_flight)) {}
   gate(const gate&) = delete;
   gate& operator=(const gate&) = delete;
+  // Tasks waiting for a permit get gate_closed; admitted work runs on.
+  ~gate() { state_->slots.close(); }
 
-  template <class F>
-  task<std::invoke_result_t<std::decay_t<F>&>> run(F f) {
+  template <class F, class... Args>
+  requires detail::is_work_for<std::decay_t<F>, std::decay_t<Args>...>
+      task<typename detail::bound_work_for<F, Args...>::result_type> run(F f, Args... args) {
+    // Copied before the first suspension: the gate may be gone after it.
     auto state = state_;
+    const detail::lane_ref lane = target();
     waiting_count waiting(*state);
     auto got = co_await state->slots.acquire();
     waiting.done();
-    co_return co_await detail::offload_awaiter<F>(lane(), std::move(f), state, std::move(got.value()));
+    if (!got.has_value()) throw gate_closed();
+    co_return co_await detail::offload_awaiter<detail::bound_work_for<F, Args...>>(
+        lane, detail::bound_work_for<F, Args...>(std::move(f), std::move(args)...), state, std::move(got.value()));
   }
 
-  template <class F>
-  task<result<std::invoke_result_t<std::decay_t<F>&>, busy>> try_run_until(clock::time_point deadline, F f) {
-    using R = std::invoke_result_t<std::decay_t<F>&>;
+  template <class F, class... Args>
+  requires detail::is_work_for<std::decay_t<F>, std::decay_t<Args>...>
+      task<result<typename detail::bound_work_for<F, Args...>::result_type, busy>> try_run_until(
+          clock::time_point deadline, F f, Args... args) {
+    using work = detail::bound_work_for<F, Args...>;
+    using R = typename work::result_type;
     auto state = state_;
+    const detail::lane_ref lane = target();
     waiting_count waiting(*state);
     auto got = co_await timeout_until(deadline, state->slots.acquire());
     waiting.done();
@@ -82,18 +105,20 @@ class gate {
       state->shed.fetch_add(1, std::memory_order_relaxed);
       co_return busy{};
     }
+    if (!got.value().has_value()) throw gate_closed();
     auto permit = std::move(got.value().value());
     if constexpr (std::is_void_v<R>) {
-      co_await detail::offload_awaiter<F>(lane(), std::move(f), state, std::move(permit));
+      co_await detail::offload_awaiter<work>(lane, work(std::move(f), std::move(args)...), state, std::move(permit));
       co_return result<void, busy>();
     } else {
-      co_return co_await detail::offload_awaiter<F>(lane(), std::move(f), state, std::move(permit));
+      co_return co_await detail::offload_awaiter<work>(lane, work(std::move(f), std::move(args)...), state,
+                                                       std::move(permit));
     }
   }
 
-  template <class Rep, class Period, class F>
-  auto try_run_for(std::chrono::duration<Rep, Period> d, F f) {
-    return try_run_until(deadline_after(d), std::move(f));
+  template <class Rep, class Period, class F, class... Args>
+  auto try_run_for(std::chrono::duration<Rep, Period> d, F f, Args... args) {
+    return try_run_until(deadline_after(d), std::move(f), std::move(args)...);
   }
 
   gate_metrics metrics() const noexcept {
@@ -141,7 +166,9 @@ class gate {
     if (max_in_flight == 0) throw config_error("lanes::gate: max_in_flight 0 would admit nothing");
     return std::make_shared<detail::gate_state>(max_in_flight);
   }
-  detail::lane_ref lane() const {
+  // Read on the calling task's thread, before it waits (offload_target
+  // looks at the calling task's runtime).
+  detail::lane_ref target() const {
     return target_.compute != nullptr ? target_ : detail::lane_ref{&detail::offload_target(), nullptr};
   }
 

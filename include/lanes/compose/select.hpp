@@ -25,7 +25,12 @@
 //   is given back. For the lanes awaitables that is "nothing lost": a recv
 //   that lost took no message, an acquire that lost holds no permit, a
 //   notified() that lost passes its notification on (docs/compose.md lists
-//   each one). A join_handle that loses leaves its task running.
+//   each one). A join_handle that loses leaves its task running. An
+//   offload (or an awaited spawn_blocking) that loses is settled first: its
+//   work is dropped if still queued, else asked to stop (its
+//   std::stop_token) and waited for, so select returns only once nothing
+//   it handed out still reads the task's locals (one small coroutine frame
+//   for such a select).
 // - Tasks are not select branches (a task suspends many times): spawn it
 //   and select on its join_handle, or use when_any, which does that and
 //   aborts the losers.
@@ -55,6 +60,12 @@ class select_awaitable {
     return race_.await_suspend(h);
   }
   auto await_resume() { return resume(std::index_sequence_for<Awaitables...>{}); }
+
+  // As a branch of an enclosing race, when some branch needs settling
+  // (race.hpp).
+  bool settle(detail::task_header* arm) noexcept requires race_t::settles { return race_.settle(arm); }
+  void fix_winners() requires race_t::settles { race_.fix_winners(); }
+  bool settle_losers(detail::task_header* arm) noexcept requires race_t::settles { return race_.settle_losers(arm); }
 
  private:
   template <std::size_t... I>

@@ -71,9 +71,13 @@ class runtime_builder {
   runtime_builder& blocking_threads(unsigned n);
   // An idle blocking thread retires after this. Default: 10 s.
   runtime_builder& blocking_keep_alive(std::chrono::milliseconds d);
-  // On shutdown, wait this long for running blocking jobs, then report the
-  // ones still running and leave them. Default: wait for all of them.
-  runtime_builder& blocking_shutdown_timeout(std::chrono::milliseconds d);
+  // How long shutdown waits, in all, for work still running on other lanes
+  // for this runtime: work that cancelled tasks handed out and that may
+  // read their frames (offloads, blocking jobs they await; each is asked
+  // to stop through its std::stop_token), and the blocking lane's running
+  // jobs. What still runs then is reported on stderr and left running,
+  // and the frames it may read stay allocated. Default: 30 s.
+  runtime_builder& shutdown_timeout(std::chrono::milliseconds d);
 
   runtime build() const;
 
@@ -88,7 +92,7 @@ class runtime_builder {
   stall_sink stall_sink_;
   std::optional<unsigned> blocking_threads_;
   std::chrono::milliseconds blocking_keep_alive_{10'000};
-  std::optional<std::chrono::milliseconds> blocking_shutdown_timeout_;
+  std::chrono::milliseconds shutdown_timeout_{30'000};
 };
 
 class runtime {

@@ -76,7 +76,7 @@ class signal_set {
   awaiter recv() noexcept { return awaiter(*this); }
 
  private:
-  int take() noexcept;  // a signal delivered since last seen (lowest first), or 0
+  int take() noexcept;                 // a signal delivered since last seen (lowest first), or 0
   void give_back(int signo) noexcept;  // take() returned it, but no task received it
   void drain() noexcept;
   int slot_ = -1;

@@ -111,16 +111,25 @@ class detached_job : public job {
   F f_;
 };
 
+// Counted before it is pushed (a worker may run and uncount it at once);
+// a push that throws (std::bad_alloc growing the deque or the injector)
+// uncounts and frees it, so the pool's destructor does not wait for it.
 template <class F>
 void spawn_detached(registry& r, F&& f) {
   using stored = std::decay_t<F>;
   auto* j = new detached_job<stored>(r, stored(std::forward<F>(f)));
   detached_begin(r);
-  worker* w = current_worker();
-  if (w != nullptr && &w->owner() == &r) {
-    w->push(j);
-  } else {
-    inject(r, j);
+  try {
+    worker* w = current_worker();
+    if (w != nullptr && &w->owner() == &r) {
+      w->push(j);
+    } else {
+      inject(r, j);
+    }
+  } catch (...) {
+    delete j;
+    detached_end(r);
+    throw;
   }
 }
 

@@ -63,6 +63,12 @@ class guarded_race {
   bool await_suspend(std::coroutine_handle<Promise> h) {
     return race_.await_suspend(h);
   }
+  // As a branch of an enclosing race, when the operation needs settling
+  // (race.hpp).
+  bool settle(task_header* arm) noexcept requires race_t::settles { return race_.settle(arm); }
+  void fix_winners() requires race_t::settles { race_.fix_winners(); }
+  bool settle_losers(task_header* arm) noexcept requires race_t::settles { return race_.settle_losers(arm); }
+
   result<value_type, E> await_resume() {
     if (race_.winner() == guard_index) return E{};
     if constexpr (std::is_void_v<value_type>) {

@@ -13,6 +13,21 @@
 // set. Every registration of one suspension carries the same generation,
 // so the losers' late wakes are ignored by the scheduler.
 //
+// Losers whose work runs elsewhere (an offload, a blocking job: pending
+// work that may read the task's frame, pending_work.hpp) are *settled*
+// before the race returns: asked to stop, dropped if still queued, and
+// waited for if running. Such a branch says so by a noexcept
+// `bool settle(task_header* arm)` (true: nothing of it runs any more;
+// else, with `arm`, it wakes that task when it ends). A race with such a
+// branch (at any depth) resumes its task through a small coroutine of its
+// own, the settle driver: the branches wake the driver, which fixes the
+// winners, settles the losers (suspending again while any still runs) and
+// only then transfers to the task's coroutine. Only the outermost race of
+// a suspension makes a driver (it arms every branch below it with the
+// driver's handle); nested races take part through fix_winners() and
+// settle_losers(). A race without such branches is as it was: no driver,
+// no allocation.
+//
 // Rules the branches rely on (every lanes awaitable keeps them):
 // - a branch whose await_ready() is true wins at once; the branches after
 //   it are not started;
@@ -32,9 +47,11 @@
 
 #include <array>
 #include <bit>
+#include <concepts>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
@@ -42,6 +59,7 @@
 #include <utility>
 #include <variant>
 
+#include <lanes/io/detail/frame_allocator.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/errors.hpp>
 
@@ -75,6 +93,90 @@ using value_or_monostate = std::conditional_t<std::is_void_v<T>, std::monostate,
 template <class T>
 concept keepable_awaiter = T::kept_across_races;
 
+// A branch whose losing needs settling (see the top of this file).
+template <class T>
+concept settling_awaiter = requires(T& a, task_header* arm) {
+  { a.settle(arm) }
+  noexcept->std::same_as<bool>;
+};
+// A race used as a branch of another race (select, timeout,
+// with_cancellation nested): when it wins, its own losers are settled too.
+template <class T>
+concept nested_race = settling_awaiter<T> && requires(T& a, task_header* arm) {
+  a.fix_winners();
+  { a.settle_losers(arm) }
+  noexcept->std::same_as<bool>;
+};
+
+// The coroutine a settling race resumes its task through (see the top).
+// Its frame comes from the frame cache; the race owns and destroys it.
+class settle_driver {
+ public:
+  struct promise_type {
+    std::coroutine_handle<> parent;  // the task's coroutine that awaits the race
+    std::exception_ptr error;        // from fix_winners(): rethrown by the race's winner()
+    static void* operator new(std::size_t size) { return allocate_frame(size); }
+    static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
+    settle_driver get_return_object() noexcept {
+      return settle_driver(std::coroutine_handle<promise_type>::from_promise(*this));
+    }
+    std::suspend_always initial_suspend() const noexcept { return {}; }
+    struct to_parent {
+      bool await_ready() const noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> self) const noexcept {
+        return self.promise().parent;  // symmetric transfer into the task's coroutine
+      }
+      void await_resume() const noexcept {}
+    };
+    to_parent final_suspend() const noexcept { return {}; }
+    void return_void() const noexcept {}
+    void unhandled_exception() noexcept { error = std::current_exception(); }
+  };
+
+  settle_driver() noexcept = default;
+  explicit settle_driver(std::coroutine_handle<promise_type> h) noexcept : handle_(h) {}
+  settle_driver(settle_driver&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  settle_driver& operator=(settle_driver&& other) noexcept {
+    if (this != &other) {
+      if (handle_) handle_.destroy();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  settle_driver(const settle_driver&) = delete;
+  settle_driver& operator=(const settle_driver&) = delete;
+  ~settle_driver() {
+    if (handle_) handle_.destroy();
+  }
+
+  explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
+  std::coroutine_handle<promise_type> handle() const noexcept { return handle_; }
+  void rethrow_if_failed() const {
+    if (handle_ && handle_.promise().error) std::rethrow_exception(handle_.promise().error);
+  }
+
+ private:
+  std::coroutine_handle<promise_type> handle_;
+};
+
+// The driver suspends here until one of the wakers its settle armed fires.
+struct until_woken {
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) const {
+    require_current_task("lanes race").set_resume_point(h);  // the driver itself
+  }
+  void await_resume() const noexcept {}
+};
+
+// The driver's body: fix every winner of the race tree, then settle the
+// losers until none runs.
+template <class Race>
+settle_driver drive_settling(Race& race) {
+  race.fix_winners();
+  task_header& self = require_current_task("lanes race");
+  while (!race.settle_losers(&self)) co_await until_woken{};
+}
+
 // One branch: the awaitable (owned when given as an rvalue, referred to
 // when given as an lvalue: A is then a reference type) and, if it is not its own awaiter, the
 // awaiter made from it on first use (the awaiter may point into it, so the
@@ -101,6 +203,9 @@ class race_branch {
       : awaitable_(std::forward<A>(other.awaitable_)) {}
   race_branch(const race_branch&) = delete;
   race_branch& operator=(const race_branch&) = delete;
+
+  // Losing this branch needs settling (at any depth).
+  static constexpr bool settles = settling_awaiter<stored_awaiter>;
 
   stored_awaiter& awaiter() {
     if constexpr (self_awaiter) {
@@ -146,6 +251,9 @@ class race {
   race(const race&) = delete;
   race& operator=(const race&) = delete;
 
+  // Some branch, at any depth, needs settling when it loses.
+  static constexpr bool settles = (race_branch<Awaitables>::settles || ...);
+
   bool await_ready() { return first_ready(std::index_sequence_for<Awaitables...>{}); }
 
   template <class Promise>
@@ -157,7 +265,21 @@ class race {
       std::uint64_t tag;
       ~restore_tag() { self.set_race_tag(tag); }
     } restore{self, self.race_tag()};
-    if (arm_all(self, h, std::index_sequence_for<Awaitables...>{})) return true;
+    bool all_waiting = false;
+    if constexpr (settles) {
+      if (restore.tag == 0) {
+        // The outermost race (no enclosing race is arming one of its
+        // branches): the branches wake the driver, which returns to `h`.
+        driver_ = drive_settling(*this);
+        driver_.handle().promise().parent = h;
+        all_waiting = arm_all(self, driver_.handle(), std::index_sequence_for<Awaitables...>{});
+      } else {
+        all_waiting = arm_all(self, h, std::index_sequence_for<Awaitables...>{});
+      }
+    } else {
+      all_waiting = arm_all(self, h, std::index_sequence_for<Awaitables...>{});
+    }
+    if (all_waiting) return true;
     if (winner_ != 0) {
       // Branches before the winner are registered, and one of them may have
       // woken this task already in this poll: suspend, and come back at once.
@@ -167,8 +289,9 @@ class race {
     return false;  // the first branch completed without waiting: nothing registered
   }
 
-  // The index of the branch that won. Call once, after resumption.
+  // The index of the branch that won. Call after resumption.
   std::size_t winner() {
+    driver_.rethrow_if_failed();
     if (!winner_known_) {
       auto& self = require_current_task("lanes race");
       const std::uint32_t bits = self.race_bits_woken();
@@ -196,6 +319,21 @@ class race {
 
   template <std::size_t I>
   using branch_result = typename race_branch<std::tuple_element_t<I, std::tuple<Awaitables...>>>::result_type;
+
+  // --- settling (see the top of the file) ---
+  // Lost as a whole: settles every branch it armed.
+  bool settle(task_header* arm) noexcept { return settle_armed(arm, size, std::index_sequence_for<Awaitables...>{}); }
+  // Won: fixes the winner, and the winners of the races nested in it, while
+  // the race bits of this resumption are still the ones to read.
+  void fix_winners() {
+    const std::size_t won = winner();
+    fix_nested_winner(won, std::index_sequence_for<Awaitables...>{});
+  }
+  // Won (after fix_winners): settles the losers, and those of the races
+  // nested in the winner.
+  bool settle_losers(task_header* arm) noexcept {
+    return settle_armed(arm, winner_, std::index_sequence_for<Awaitables...>{});
+  }
 
  private:
   template <std::size_t... I>
@@ -234,12 +372,50 @@ class race {
     winner_known_ = true;
   }
 
+  // Settles the armed branches but `winner` (size: none won), and the
+  // losers nested in `winner`. True when nothing of them runs any more.
+  template <std::size_t... I>
+  bool settle_armed(task_header* arm, std::size_t won, std::index_sequence<I...>) noexcept {
+    bool settled = true;
+    ((settled = settle_one<I>(arm, won) && settled), ...);
+    return settled;
+  }
+  template <std::size_t I>
+  bool settle_one(task_header* arm, std::size_t won) noexcept {
+    using branch = std::tuple_element_t<I, decltype(branches_)>;
+    if constexpr (!branch::settles) {
+      return true;
+    } else {
+      if (!armed_[I]) return true;
+      auto& a = std::get<I>(branches_).awaiter();
+      if (I != won) return a.settle(arm);
+      if constexpr (nested_race<std::remove_cvref_t<decltype(a)>>) {
+        return a.settle_losers(arm);
+      } else {
+        return true;
+      }
+    }
+  }
+  template <std::size_t... I>
+  void fix_nested_winner(std::size_t won, std::index_sequence<I...>) {
+    (void)((won == I && (fix_nested<I>(), true)) || ...);
+  }
+  template <std::size_t I>
+  void fix_nested() {
+    using branch = std::tuple_element_t<I, decltype(branches_)>;
+    if constexpr (branch::settles) {
+      auto& a = std::get<I>(branches_).awaiter();
+      if constexpr (nested_race<std::remove_cvref_t<decltype(a)>>) a.fix_winners();
+    }
+  }
+
   Pick pick_;
   std::tuple<race_branch<Awaitables>...> branches_;
   std::array<std::pair<unsigned, unsigned>, size> bits_{};  // [first, end) of the race bits claimed while arming
   std::array<bool, size> armed_{};
   std::size_t winner_ = 0;
   bool winner_known_ = false;
+  settle_driver driver_;  // only for an outermost race with settling branches
 };
 
 // The winner policy of select (timeout and with_cancellation have theirs

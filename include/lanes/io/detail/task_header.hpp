@@ -19,9 +19,12 @@
 //   RUNNING   -> idle | SCHEDULED     the poll returned suspended (SCHEDULED if NOTIFIED)
 //   RUNNING   -> COMPLETE             the coroutine finished, or CANCELLED was seen
 // CANCELLED may be set at any time by abort(); the worker that next holds
-// RUNNING destroys the frame instead of resuming it. Every lanes awaitable
-// deregisters itself in its destructor, so destroying a suspended frame
-// never leaves a waker pointing into freed memory.
+// RUNNING destroys the frame instead of resuming it - once no work handed
+// to another lane from the frame is still running (pending_work.hpp):
+// until then the task stays suspended with CANCELLED set, and each wake
+// settles again. Every lanes awaitable deregisters itself in its
+// destructor, so destroying a suspended frame never leaves a waker
+// pointing into freed memory.
 #pragma once
 
 #include <atomic>
@@ -32,6 +35,7 @@
 #include <utility>
 
 #include <lanes/io/detail/frame_allocator.hpp>
+#include <lanes/io/detail/pending_work.hpp>
 #include <lanes/source_location.hpp>
 
 namespace lanes::detail {
@@ -174,6 +178,39 @@ class task_header {
   // The coroutine to resume next: the innermost one that suspended.
   void set_resume_point(std::coroutine_handle<> h) noexcept { resume_point_ = h; }
 
+  // Work running on another lane for this task (pending_work.hpp). Only
+  // the thread holding RUNNING calls these (or shutdown, workers stopped).
+  void link_pending(pending_work& node) noexcept {
+    node.task_ = this;
+    node.prev_ = nullptr;
+    node.next_ = pending_;
+    if (pending_ != nullptr) pending_->prev_ = &node;
+    pending_ = &node;
+  }
+  static void unlink_pending(pending_work& node) noexcept {
+    task_header* task = node.task_;
+    if (task == nullptr) return;
+    if (node.prev_ != nullptr) {
+      node.prev_->next_ = node.next_;
+    } else {
+      task->pending_ = node.next_;
+    }
+    if (node.next_ != nullptr) node.next_->prev_ = node.prev_;
+    node.task_ = nullptr;
+    node.prev_ = node.next_ = nullptr;
+  }
+  bool has_pending() const noexcept { return pending_ != nullptr; }
+  // Settles every node (asks its work to stop; with `arm`, stores a waker
+  // of this task in each whose work still runs). True when none is left
+  // running: the frame may be destroyed.
+  bool settle_pending(bool arm) noexcept {
+    bool settled = true;
+    for (pending_work* node = pending_; node != nullptr; node = node->next_) {
+      if (!node->settle(arm ? this : nullptr)) settled = false;
+    }
+    return settled;
+  }
+
   // Starts loading the two lines that a wake and a poll touch first: the
   // queue and live-list fields (home_worker, the spare references) in the
   // first, the state word, resume point and owner in the second. For loops
@@ -232,6 +269,13 @@ class task_header {
     cancelled_result_ = true;
     destroy_frame();
   }
+  // Completes as cancelled but leaves the frame allocated: shutdown gave up
+  // waiting for work that still runs and reads it (pending_work.hpp).
+  void abandon_frame() noexcept {
+    cancelled_result_ = true;
+    root_ = nullptr;
+    resume_point_ = nullptr;
+  }
   waker take_joiner() noexcept { return static_cast<waker&&>(joiner_); }
 
   task_header* queue_next = nullptr;  // the injection queue's link (guarded by its lock)
@@ -285,7 +329,8 @@ class task_header {
   std::coroutine_handle<> root_;
   std::coroutine_handle<> resume_point_;
   scheduler* owner_;
-  waker joiner_;  // written by the joiner before JOIN_WAKER is set; read by completion after
+  waker joiner_;                     // written by the joiner before JOIN_WAKER is set; read by completion after
+  pending_work* pending_ = nullptr;  // see link_pending(): the RUNNING holder's
   // Race bookkeeping. race_woken_: the suspension generation (>> 8) in the
   // high 32 bits, a bit per fired race branch in the low 32; wakers set bits
   // (release) before they schedule the task, the task reads them (acquire)
