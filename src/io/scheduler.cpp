@@ -171,14 +171,14 @@ void scheduler::shutdown() noexcept {
   //    run here), complete it as cancelled, wake its joiner. A task whose
   //    work still runs after 4a completes as cancelled with its frame left
   //    allocated (reported in 4a): the work reads it. A wake from
-  //    another thread that set SCHEDULED before this may not have entered
-  //    schedule() yet, so step 7 would not wait for it: its WAKING bit
-  //    is waited out first. A wake that comes later finds COMPLETE and
-  //    touches nothing of this scheduler.
+  //    another thread that set SCHEDULED before COMPLETE may not have
+  //    entered schedule() yet, so step 7 would not wait for it: the task's
+  //    count of such wakes is waited out after COMPLETE. A wake that
+  //    comes later finds COMPLETE and touches nothing of this scheduler.
   while (task_header* task = live_.any_when_stopped()) {
     live_.unlink_when_stopped(*task);
-    wait_out_foreign_wake(*task);
     task->ref();  // stands in for the running reference complete() drops
+    task->ref();  // ours, to read the wake count after complete()
     if ((task->load_state() & task_state::complete) == 0) {
       if (task->settle_pending(false)) {
         task->cancel_frame();
@@ -187,6 +187,8 @@ void scheduler::shutdown() noexcept {
       }
     }
     complete(*task, false);
+    wait_out_foreign_wakes(*task);
+    task->unref();
   }
   // 4b. Timers still armed now belong to no task's frame: a sleep kept
   //     outside the runtime (made before it, lost a select in block_on).
@@ -628,16 +630,20 @@ void scheduler::cancel_now(task_header& task) noexcept {
     if ((s & task_state::complete) != 0) return;
     if ((s & task_state::running) != 0) {
       // Polled on another thread (or claimed by another cancel_now): that
-      // thread sees CANCELLED when the poll ends and destroys the frame.
+      // thread sees CANCELLED when the poll ends and destroys the frame -
+      // unless work handed out from it still runs: then it leaves the task
+      // suspended, and we claim it below rather than wait for a worker to
+      // bring it back (this thread may be the worker it would need).
       if ((s & task_state::cancelled) == 0 &&
           !state.compare_exchange_weak(s, s | task_state::cancelled, std::memory_order_acq_rel,
                                        std::memory_order_acquire)) {
         continue;
       }
-      // (If work handed out from its frame still runs, that thread leaves
-      // the task suspended, and the work's end brings it back to finish.)
-      wait_a_while_until([&] { return (state.load(std::memory_order_acquire) & task_state::complete) != 0; });
-      return;
+      wait_a_while_until([&] {
+        s = state.load(std::memory_order_acquire);
+        return (s & (task_state::running | task_state::complete)) != task_state::running;
+      });
+      continue;
     }
     // Idle or queued: claim it as a worker would, with the running
     // reference complete() drops. A queue entry that still points at it is
@@ -651,10 +657,12 @@ void scheduler::cancel_now(task_header& task) noexcept {
   // stop, and wait for it here (the caller must not return before the
   // frame is gone).
   wait_a_while_until([&] { return task.settle_pending(false); });
-  // Called from a frame being destroyed at shutdown too: see step 4 there.
-  wait_out_foreign_wake(task);
   task.cancel_frame();
+  // Called from a frame being destroyed at shutdown too: see step 4 there.
+  task.ref();
   complete(task, true);
+  wait_out_foreign_wakes(task);
+  task.unref();
 }
 
 template <class Done>
@@ -670,8 +678,8 @@ void scheduler::wait_a_while_until(Done done) noexcept {
   }
 }
 
-void scheduler::wait_out_foreign_wake(const task_header& task) noexcept {
-  while ((task.load_state() & task_state::waking) != 0) std::this_thread::yield();
+void scheduler::wait_out_foreign_wakes(const task_header& task) noexcept {
+  while (task.foreign_wake_in_flight()) std::this_thread::yield();
 }
 
 void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs,

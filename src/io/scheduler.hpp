@@ -121,9 +121,9 @@ class scheduler {
   task_header*& unobserved_errors() noexcept { return unobserved_head_; }
 
  private:
-  // Returns once no wake from another thread is inside schedule() for
-  // `task` (task_state::waking).
-  static void wait_out_foreign_wake(const task_header& task) noexcept;
+  // Returns once no wake from another thread is in flight for `task`, which
+  // is COMPLETE (task_header::foreign_wake_begin).
+  static void wait_out_foreign_wakes(const task_header& task) noexcept;
   // Shutdown step 4a: settles the work every live task handed out, polling
   // until none runs or `give_up`, then reports the tasks still waiting.
   void wait_for_pending_work(std::chrono::steady_clock::time_point give_up) noexcept;

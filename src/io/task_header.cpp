@@ -11,13 +11,6 @@ void task_header::unref(std::uint64_t count) noexcept {
   if ((before & ~task_state::flag_mask) == count * task_state::ref_one) delete this;
 }
 
-void task_header::unref_and_clear_waking() noexcept {
-  // Release: the scheduler accesses of the wake come before a shutdown
-  // that sees the bit clear (acquire) and frees the scheduler.
-  const auto before = state_.fetch_sub(task_state::ref_one + task_state::waking, std::memory_order_acq_rel);
-  if ((before & ~task_state::flag_mask) == task_state::ref_one) delete this;
-}
-
 waker& waker::operator=(waker&& other) noexcept {
   if (this != &other) {
     if (task_ != nullptr) task_->unref();
@@ -60,6 +53,11 @@ void waker::wake() && noexcept {
   task_ = nullptr;
   if ((generation_ & task_state::race_tag_mask) != 0) task->note_race_wake(generation_);
   auto& state = task->state();
+  // From a thread that is not one of the owner's workers, the wake is
+  // counted on the task until it no longer touches the scheduler (see
+  // task_header::foreign_wake_begin); our reference keeps the task alive.
+  const bool foreign = !task->owner()->is_own_thread();
+  if (foreign) task->foreign_wake_begin();
   std::uint64_t s = state.load(std::memory_order_acquire);
   for (;;) {
     if ((s & (task_state::complete | task_state::scheduled)) != 0) break;                         // nothing to do
@@ -72,18 +70,20 @@ void waker::wake() && noexcept {
       }
       continue;
     }
-    // From a thread that is not one of the owner's workers, the CAS also
-    // sets WAKING and takes a reference of our own, both dropped by one
-    // subtraction once schedule() has returned (see task_state::waking).
-    const bool foreign = !task->owner()->is_own_thread();
-    const std::uint64_t mark = foreign ? task_state::scheduled | task_state::waking : task_state::scheduled;
-    const std::uint64_t extra_ref = foreign ? task_state::ref_one : 0;
-    if (state.compare_exchange_weak(s, (s | mark) + extra_ref, std::memory_order_acq_rel, std::memory_order_acquire)) {
+    if (state.compare_exchange_weak(s, s | task_state::scheduled, std::memory_order_acq_rel,
+                                    std::memory_order_acquire)) {
+      if (foreign) {
+        task->ref();  // the count is read on the task: keep it for after the queue's reference is gone
+        task->owner()->schedule(*task, false);  // our reference becomes the queue's
+        task->foreign_wake_end();
+        task->unref();
+        return;
+      }
       task->owner()->schedule(*task, false);  // our reference becomes the queue's
-      if (foreign) task->unref_and_clear_waking();
       return;
     }
   }
+  if (foreign) task->foreign_wake_end();
   task->unref();
 }
 

@@ -22,6 +22,7 @@
 #include <lanes/bridge/gate.hpp>
 #include <lanes/bridge/offload.hpp>
 #include <lanes/compose/select.hpp>
+#include <lanes/compose/task_group.hpp>
 #include <lanes/compose/with_cancellation.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
@@ -246,6 +247,30 @@ TEST(OffloadCancellation, ShutdownWaitsForTheWork) {
     }  // shutdown: the task is cancelled while its work runs
     expect_settled<L>(p, "shutdown");
   });
+}
+
+TEST(OffloadCancellation, ATaskGroupCancelledWithAChildsWorkRunningWaitsForIt) {
+  // The owner is aborted; its group cancels the child, whose offload reads
+  // the owner's locals: the group's destructor waits for that work.
+  lanes_under_test l;
+  auto rt = make_runtime();
+  probe p;
+  rt.block_on([](lanes_under_test& l, probe& p) -> task<void> {
+    auto owner = spawn([](lanes_under_test& l, probe& p) -> task<void> {
+      std::vector<long> data(elements, 1);
+      frame_guard guard{p};
+      co_await with_task_group([&](task_group& g) -> task<void> {
+        g.spawn([](lanes_under_test& l, std::vector<long>& data, probe& p) -> task<void> {
+          (void)co_await offload(l.pool, [&data, &p] { return read_slowly(data, p); });
+        }(l, data, p));
+        co_await sleep(1h);
+      });
+    }(l, p));
+    co_await until_started(p);
+    owner.abort();
+    EXPECT_THROW(co_await owner, task_cancelled);
+  }(l, p));
+  expect_settled<lane::compute>(p, "task_group");
 }
 
 TEST(OffloadCancellation, QueuedWorkIsDroppedAtOnce) {

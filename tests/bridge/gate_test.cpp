@@ -141,8 +141,8 @@ TEST(Gate, DestroyedWhileTasksWaitTheyGetGateClosed) {
     auto try_waiter = spawn(g->try_run_for(std::chrono::hours(1), [] { return 2; }));
     while (g->metrics().waiting < 2) co_await sleep(100us);
     g.reset();
-    EXPECT_THROW(co_await run_waiter, gate_closed);
-    EXPECT_THROW(co_await try_waiter, gate_closed);
+    EXPECT_THROW((void)co_await run_waiter, gate_closed);
+    EXPECT_THROW((void)co_await try_waiter, gate_closed);
     release = true;
     co_await holder;
   }(pool));

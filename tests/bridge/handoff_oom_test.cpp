@@ -25,12 +25,18 @@
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/notify.hpp>
 
+#include "sanitized_build.hpp"
+
 namespace {
 
 thread_local std::size_t failing_size = 0;  // 0: nothing fails
 
 }  // namespace
 
+// The sanitizers' runtimes define operator new themselves (clang links
+// them statically: a second definition does not link), so there the
+// tests skip.
+#if !LANES_TSAN && !LANES_ASAN
 void* operator new(std::size_t size) {
   if (failing_size != 0 && size == failing_size) throw std::bad_alloc();
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
@@ -38,6 +44,7 @@ void* operator new(std::size_t size) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 namespace lanes {
 namespace {
@@ -51,6 +58,13 @@ template <class T>
 constexpr std::size_t deque_node_bytes() {
   return (sizeof(T) < 512 ? 512 / sizeof(T) : 1) * sizeof(T);
 }
+
+class HandoffOutOfMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (detail::sanitized_build) GTEST_SKIP() << "the sanitizers' own operator new cannot be replaced here";
+  }
+};
 
 struct armed {
   explicit armed(std::size_t size) { failing_size = size; }
@@ -74,7 +88,7 @@ struct plug {
 
 constexpr int attempts = 300;  // several nodes' worth of queue entries
 
-TEST(HandoffOutOfMemory, AGateWhoseInjectorCannotGrowGivesThePermitBack) {
+TEST_F(HandoffOutOfMemory, AGateWhoseInjectorCannotGrowGivesThePermitBack) {
   auto pool = compute::pool::builder().threads(1).build();
   plug p;
   p.hold(pool);
@@ -103,11 +117,10 @@ TEST(HandoffOutOfMemory, AGateWhoseInjectorCannotGrowGivesThePermitBack) {
     EXPECT_EQ(g.available(), 1000 - admitted);
     EXPECT_EQ(g.metrics().dropped, 0U);
     p.release = true;
-    long sum = 0;
     int threw = 0;
     for (int i = 0; i < attempts; ++i) {
       try {
-        sum += co_await hs[static_cast<std::size_t>(i)];
+        EXPECT_EQ(co_await hs[static_cast<std::size_t>(i)], i);
       } catch (const std::bad_alloc&) {
         ++threw;
       }
@@ -121,7 +134,7 @@ TEST(HandoffOutOfMemory, AGateWhoseInjectorCannotGrowGivesThePermitBack) {
   EXPECT_EQ(g.metrics().completed, static_cast<std::uint64_t>(attempts - failed));
 }
 
-TEST(HandoffOutOfMemory, ADetachedSpawnThatCannotBeQueuedIsNotWaitedFor) {
+TEST_F(HandoffOutOfMemory, ADetachedSpawnThatCannotBeQueuedIsNotWaitedFor) {
   auto pool = std::make_unique<compute::pool>(compute::pool::builder().threads(1).build());
   plug p;
   p.hold(*pool);
@@ -147,7 +160,7 @@ TEST(HandoffOutOfMemory, ADetachedSpawnThatCannotBeQueuedIsNotWaitedFor) {
   EXPECT_EQ(ran.load(), attempts - refused);
 }
 
-TEST(HandoffOutOfMemory, ABlockingOffloadThatCannotBeQueuedThrowsAndNothingWakesTheTaskLater) {
+TEST_F(HandoffOutOfMemory, ABlockingOffloadThatCannotBeQueuedThrowsAndNothingWakesTheTaskLater) {
   auto rt = runtime::current_thread().blocking_threads(1).build();
   std::atomic<bool> release{false};
   rt.blocking().submit(detail::blocking_job(

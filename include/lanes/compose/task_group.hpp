@@ -16,7 +16,9 @@
 // - A group destroyed before join() finished (its owner was cancelled, or
 //   threw) cancels its children *now*: idle ones are destroyed on the
 //   spot, one being polled on another worker is waited for until that poll
-//   ends. So nothing a child borrows is freed under it.
+//   ends, and work a child handed to another lane (an offload) that still
+//   runs is asked to stop and waited for, blocking the thread that
+//   destroys the group. So nothing a child borrows is freed under it.
 // - spawn() after the group was cancelled or joined cancels the new task
 //   at once (it never runs).
 #pragma once

@@ -35,9 +35,11 @@ void wait_blocking(scheduler& owner, task_header& task);
 // Cancels `task` and returns only once its frame has been destroyed: an
 // idle or queued task is destroyed here, on the calling thread; one that is
 // being polled on another worker is left to finish that poll (it then sees
-// CANCELLED and destroys its frame) and waited for. For owners that must
-// not outlive what their tasks borrow (task_group). Never call it for the
-// calling task itself.
+// CANCELLED and destroys its frame) and waited for. Work the task handed
+// to another lane and that still runs is asked to stop and waited for
+// first, blocking the calling thread (pending_work.hpp). For owners that
+// must not outlive what their tasks borrow (task_group). Never call it for
+// the calling task itself.
 void cancel_now(task_header& task) noexcept;
 
 // Links `entry` into the owner's timer wheel for `deadline_ns`

@@ -51,23 +51,16 @@ inline constexpr std::uint64_t cancelled = 1U << 4;
 inline constexpr std::uint64_t join_interest = 1U << 5;    // a join_handle exists
 inline constexpr std::uint64_t join_waker = 1U << 6;       // the joiner's waker is stored
 inline constexpr std::uint64_t blocking_joiner = 1U << 7;  // a thread waits in block_on: notify the state word
-// A wake from a thread that is not one of the runtime's workers set
-// SCHEDULED and is still inside scheduler::schedule(); it clears the bit
-// (with the reference it took in the same CAS) when it no longer touches
-// the scheduler. Shutdown waits for the bit to clear before it completes
-// the task, so that it cannot free the scheduler under that call
-// (scheduler::shutdown, step 4).
-inline constexpr std::uint64_t waking = 1U << 8;
-// Bits 9..31: the suspension generation. It advances each time the task is
+// Bits 8..31: the suspension generation. It advances each time the task is
 // resumed; a waker carries the generation of the suspension it was made
 // for, and a wake with an older generation is ignored. So a task may wait on
 // several things at once (a race, a timeout) and the losers' late wake-ups
-// can never resume it at a later, unrelated suspension point. 23 bits: a
-// stale waker would have to be held across 8 million resumptions.
-inline constexpr std::uint64_t generation_one = std::uint64_t{1} << 9;
-inline constexpr std::uint64_t generation_mask = ((std::uint64_t{1} << 23) - 1) << 9;
+// can never resume it at a later, unrelated suspension point. 24 bits: a
+// stale waker would have to be held across 16 million resumptions.
+inline constexpr std::uint64_t generation_one = std::uint64_t{1} << 8;
+inline constexpr std::uint64_t generation_mask = ((std::uint64_t{1} << 24) - 1) << 8;
 // Bits 0..7 of a waker's generation word are free (the generation starts at
-// bit 9): a waker made while a race arms one of its branches carries that
+// bit 8): a waker made while a race arms one of its branches carries that
 // branch's race bit there, plus one (0: not a race branch). See race.hpp.
 inline constexpr std::uint64_t race_tag_mask = 0xFF;
 inline constexpr unsigned max_race_bits = 32;
@@ -124,8 +117,17 @@ class task_header {
   // --- references ---
   void ref() noexcept { state_.fetch_add(task_state::ref_one, std::memory_order_relaxed); }
   void unref(std::uint64_t count = 1) noexcept;  // drops `count` references; the last one frees
-  // A foreign wake's end: clears WAKING and drops the reference it took.
-  void unref_and_clear_waking() noexcept;
+
+  // Wakes from threads that are not the owner's workers, in flight: from
+  // before such a wake reads the state until it no longer touches the
+  // scheduler. Shutdown completes a task, then waits for this to drop to
+  // zero before it may free the scheduler (scheduler::shutdown, step 4):
+  // a wake whose CAS to SCHEDULED came before COMPLETE is counted (its
+  // increment is ordered before that CAS), and one that comes after finds
+  // COMPLETE and touches nothing of the scheduler.
+  void foreign_wake_begin() noexcept { foreign_wakes_.fetch_add(1, std::memory_order_relaxed); }
+  void foreign_wake_end() noexcept { foreign_wakes_.fetch_sub(1, std::memory_order_release); }
+  bool foreign_wake_in_flight() const noexcept { return foreign_wakes_.load(std::memory_order_acquire) != 0; }
   // Only the thread running the task calls this, so the generation is stable.
   // A waker's reference comes from the spare ones the worker took for this
   // poll when it could (no atomic operation), else from a fetch_add.
@@ -307,8 +309,11 @@ class task_header {
   std::uint8_t race_tag_ = 0;        // the tag make_waker() adds (0: none); race.hpp
   std::uint8_t spare_refs_ = 0;      // see grant_spare_refs()
   std::uint8_t race_bits_used_ = 0;  // at most max_race_bits
+  // See foreign_wake_begin(). 16 bits, in what was padding: as many
+  // threads at once as wake one task from outside its runtime.
+  std::atomic<std::uint16_t> foreign_wakes_{0};
   // The suspension generation race_bits_used_ counts for (generations are
-  // multiples of 512 below 2^32, so the initial ~0 matches none).
+  // multiples of 256 below 2^32, so the initial ~0 matches none).
   std::uint32_t race_generation_ = ~std::uint32_t{0};
 
  protected:
