@@ -75,6 +75,10 @@ class system_builder {
   system_builder& compute_low_priority(bool on);
   // The io runtime's stall detector (default off; env LANES_STALL_MS).
   system_builder& stall_detector(std::chrono::milliseconds threshold);
+  // How long destruction waits for work its cancelled tasks handed to the
+  // compute and blocking lanes (runtime_builder::shutdown_timeout; default
+  // 30 s). A negative duration is a config_error.
+  system_builder& shutdown_timeout(std::chrono::milliseconds d);
   system build();
 
  private:
@@ -82,6 +86,7 @@ class system_builder {
   std::optional<unsigned> io_threads_, compute_threads_, blocking_threads_;
   compute::thread_priority compute_priority_ = compute::thread_priority::idle;
   std::optional<std::chrono::milliseconds> stall_;
+  std::optional<std::chrono::milliseconds> shutdown_timeout_;
 };
 
 }  // namespace lanes

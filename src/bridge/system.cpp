@@ -49,12 +49,19 @@ system_builder& system_builder::stall_detector(std::chrono::milliseconds thresho
   return *this;
 }
 
+system_builder& system_builder::shutdown_timeout(std::chrono::milliseconds d) {
+  if (d.count() < 0) throw config_error("lanes::system: shutdown_timeout must not be negative");
+  shutdown_timeout_ = d;
+  return *this;
+}
+
 system system_builder::build() {
   lanes::budget b = budget_ ? *budget_ : budget::detect();
   auto rt_builder = runtime::multi_thread();
   rt_builder.budget(b).worker_threads(io_threads_ ? *io_threads_ : b.io_threads.value);
   rt_builder.blocking_threads(blocking_threads_ ? *blocking_threads_ : b.blocking_max.value);
   if (stall_) rt_builder.stall_detector(*stall_);
+  if (shutdown_timeout_) rt_builder.shutdown_timeout(*shutdown_timeout_);
   auto pool = compute::pool::builder()
                   .threads(compute_threads_ ? *compute_threads_ : b.compute_threads.value)
                   .priority(compute_priority_)

@@ -34,6 +34,8 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include "pool_plug.hpp"
+
 namespace lanes {
 namespace {
 
@@ -48,11 +50,14 @@ struct probe {
   std::atomic<bool> ended{false};
   std::atomic<long> sum{0};
   std::atomic<bool> frame_gone_while_running{false};
+  std::atomic<bool> race_returned_while_running{false};
+  notify on_start;  // notified by the work as it starts
 };
 
 // Reads `data` (the awaiting task's) for work_time.
 long read_slowly(const std::vector<long>& data, probe& p) {
   p.started = true;
+  p.on_start.notify_one();
   std::this_thread::sleep_for(work_time);
   const long s = std::accumulate(data.begin(), data.end(), 0L);
   p.sum = s;
@@ -104,8 +109,28 @@ void expect_settled(const probe& p, const char* how) {
   EXPECT_TRUE(p.started.load()) << how << ", lane " << static_cast<int>(L) << ": the work never started";
   EXPECT_TRUE(p.ended.load()) << how << ", lane " << static_cast<int>(L) << ": cancelled before the work ended";
   EXPECT_FALSE(p.frame_gone_while_running.load()) << how << ", lane " << static_cast<int>(L);
+  EXPECT_FALSE(p.race_returned_while_running.load()) << how << ", lane " << static_cast<int>(L);
   EXPECT_EQ(p.sum.load(), elements) << how << ", lane " << static_cast<int>(L);
 }
+
+// For cancellations by a deadline: runs `attempt(p)` with a fresh probe
+// until the work had started when the deadline passed (a slow machine, a
+// sanitizer build, may pass a short deadline while the work is still
+// queued: then it must have been dropped unrun), at most 10 times.
+template <lane L, class Attempt>
+void until_cancelled_while_running(const char* how, Attempt attempt) {
+  for (int i = 0; i < 10; ++i) {
+    probe p;
+    attempt(p);
+    if (p.started.load()) {
+      expect_settled<L>(p, how);
+      return;
+    }
+    EXPECT_FALSE(p.ended.load()) << how << ", lane " << static_cast<int>(L) << ": work dropped unrun ran";
+  }
+  ADD_FAILURE() << how << ", lane " << static_cast<int>(L) << ": the work never started before the deadline";
+}
+constexpr auto deadline = 10ms;
 
 // Waits (on the io lane) until the work has started.
 task<void> until_started(const probe& p) {
@@ -127,13 +152,13 @@ TEST(OffloadCancellation, ATimeoutAroundTheTaskWaitsForTheWork) {
   lanes_under_test l;
   auto rt = make_runtime();
   for_each_lane([&]<lane L>() {
-    probe p;
-    const bool timed_out = rt.block_on([](lanes_under_test& l, probe& p) -> task<bool> {
-      auto r = co_await timeout(2ms, borrower<L>(l, p));
-      co_return !r.has_value();
-    }(l, p));
-    EXPECT_TRUE(timed_out);
-    expect_settled<L>(p, "timeout(task)");
+    until_cancelled_while_running<L>("timeout(task)", [&](probe& p) {
+      const bool timed_out = rt.block_on([](lanes_under_test& l, probe& p) -> task<bool> {
+        auto r = co_await timeout(deadline, borrower<L>(l, p));
+        co_return !r.has_value();
+      }(l, p));
+      EXPECT_TRUE(timed_out);
+    });
   });
 }
 
@@ -174,56 +199,58 @@ TEST(OffloadCancellation, WithCancellationOfTheTaskWaitsForTheWork) {
 
 // The same hand-offs raced in place (no child task): the race returns
 // only once the losing work has ended, so the locals it reads are intact.
+// The winner fires once the work has started (the work notifies it, or a
+// task cancels the token), except for the timeouts.
 template <lane L>
 void raced_in_place(runtime& rt, lanes_under_test& l, int shape) {
-  probe p;
-  rt.block_on([](lanes_under_test& l, probe& p, int shape) -> task<void> {
-    std::vector<long> data(elements, 1);
-    auto work = [&data, &p] { return read_slowly(data, p); };
-    notify never;
-    cancellation_token token;
-    bool work_won = true;
-    switch (shape) {
-      case 0: {
-        auto r = co_await timeout(2ms, hand_off<L>(l, work));
-        work_won = r.has_value();
-        break;
+  until_cancelled_while_running<L>("in place", [&](probe& p) {
+    rt.block_on([](lanes_under_test& l, probe& p, int shape) -> task<void> {
+      std::vector<long> data(elements, 1);
+      auto work = [&data, &p] { return read_slowly(data, p); };
+      notify never;
+      cancellation_token token;
+      bool work_lost = true;
+      switch (shape) {
+        case 0: {
+          auto r = co_await timeout(deadline, hand_off<L>(l, work));
+          work_lost = !r.has_value();
+          break;
+        }
+        case 1: {
+          auto r = co_await select(hand_off<L>(l, work), p.on_start.notified());
+          work_lost = r.index() == 1;
+          break;
+        }
+        case 2: {
+          auto r = co_await select(p.on_start.notified(), hand_off<L>(l, work));
+          work_lost = r.index() == 0;
+          break;
+        }
+        case 3: {
+          auto r = co_await select(never.notified(), p.on_start.notified(), hand_off<L>(l, work));
+          work_lost = r.index() == 1;
+          break;
+        }
+        case 4: {
+          auto canceller = spawn([](cancellation_token token, const probe& p) -> task<void> {
+            co_await until_started(p);
+            token.cancel();
+          }(token, p));
+          auto r = co_await with_cancellation(token, hand_off<L>(l, work));
+          work_lost = !r.has_value();
+          co_await canceller;
+          break;
+        }
+        default: {  // nested: a timeout in a select
+          auto r = co_await select(never.notified(), timeout(deadline, hand_off<L>(l, work)));
+          work_lost = r.index() == 1 && !std::get<1>(r).has_value();
+          break;
+        }
       }
-      case 1: {
-        auto r = co_await select(hand_off<L>(l, work), sleep(2ms));
-        work_won = r.index() == 0;
-        break;
-      }
-      case 2: {
-        auto r = co_await select(sleep(2ms), hand_off<L>(l, work));
-        work_won = r.index() == 1;
-        break;
-      }
-      case 3: {
-        auto r = co_await select(never.notified(), sleep(2ms), hand_off<L>(l, work));
-        work_won = r.index() == 2;
-        break;
-      }
-      case 4: {
-        auto canceller = spawn([](cancellation_token token, const probe& p) -> task<void> {
-          co_await until_started(p);
-          token.cancel();
-        }(token, p));
-        auto r = co_await with_cancellation(token, hand_off<L>(l, work));
-        work_won = r.has_value();
-        co_await canceller;
-        break;
-      }
-      default: {  // nested: a timeout in a select
-        auto r = co_await select(never.notified(), timeout(2ms, hand_off<L>(l, work)));
-        work_won = r.index() == 1 && std::get<1>(r).has_value();
-        break;
-      }
-    }
-    EXPECT_TRUE(p.ended.load()) << "shape " << shape << ": the race returned while its loser still ran";
-    (void)work_won;
-  }(l, p, shape));
-  expect_settled<L>(p, "in place");
+      EXPECT_TRUE(work_lost) << "shape " << shape;
+      if (p.started.load() && !p.ended.load()) p.race_returned_while_running = true;
+    }(l, p, shape));
+  });
 }
 
 TEST(OffloadCancellation, ARaceInPlaceSettlesItsLoserInEveryPosition) {
@@ -277,10 +304,8 @@ TEST(OffloadCancellation, QueuedWorkIsDroppedAtOnce) {
   // The pool's one thread is busy: the offload waits in its queue, and a
   // timeout drops it unrun without waiting for the busy thread.
   auto pool = compute::pool::builder().threads(1).build();
-  std::atomic<bool> release{false};
-  pool.spawn([&release] {
-    while (!release.load()) std::this_thread::sleep_for(100us);
-  });
+  testing_support::pool_plug plug;
+  plug.hold(pool);
   auto rt = make_runtime();
   std::atomic<bool> ran{false};
   const auto started = std::chrono::steady_clock::now();
@@ -289,7 +314,7 @@ TEST(OffloadCancellation, QueuedWorkIsDroppedAtOnce) {
     co_return !r.has_value();
   }(pool, ran));
   const auto took = std::chrono::steady_clock::now() - started;
-  release = true;
+  plug.release = true;
   pool.install([] {});  // the queue has drained past the dropped work
   EXPECT_TRUE(timed_out);
   EXPECT_FALSE(ran.load());
@@ -297,21 +322,33 @@ TEST(OffloadCancellation, QueuedWorkIsDroppedAtOnce) {
 }
 
 TEST(OffloadCancellation, TheWorkSeesTheStopRequestThroughItsToken) {
+  // The task is cancelled once the work runs: the work, which would run
+  // for ten seconds, sees the request and ends early.
   lanes_under_test l;
   auto rt = make_runtime();
   for_each_lane([&]<lane L>() {
+    probe p;
     std::atomic<bool> saw_stop{false};
     const auto started = std::chrono::steady_clock::now();
-    rt.block_on([](lanes_under_test& l, std::atomic<bool>& saw_stop) -> task<void> {
-      auto r = co_await timeout(5ms, [](lanes_under_test& l, std::atomic<bool>& saw_stop) -> task<void> {
-        (void)co_await hand_off<L>(l, [&saw_stop](std::stop_token stop) {
-          for (int i = 0; i < 10'000 && !stop.stop_requested(); ++i) std::this_thread::sleep_for(1ms);
-          saw_stop = stop.stop_requested();
-          return 1;
-        });
-      }(l, saw_stop));
+    rt.block_on([](lanes_under_test& l, probe& p, std::atomic<bool>& saw_stop) -> task<void> {
+      cancellation_token token;
+      auto canceller = spawn([](cancellation_token token, const probe& p) -> task<void> {
+        co_await until_started(p);
+        token.cancel();
+      }(token, p));
+      auto r = co_await with_cancellation(token,
+                                          [](lanes_under_test& l, probe& p, std::atomic<bool>& saw_stop) -> task<void> {
+                                            (void)co_await hand_off<L>(l, [&p, &saw_stop](std::stop_token stop) {
+                                              p.started = true;
+                                              for (int i = 0; i < 10'000 && !stop.stop_requested(); ++i)
+                                                std::this_thread::sleep_for(1ms);
+                                              saw_stop = stop.stop_requested();
+                                              return 1;
+                                            });
+                                          }(l, p, saw_stop));
       EXPECT_FALSE(r.has_value());
-    }(l, saw_stop));
+      co_await canceller;
+    }(l, p, saw_stop));
     EXPECT_TRUE(saw_stop.load()) << "lane " << static_cast<int>(L);
     EXPECT_LT(std::chrono::steady_clock::now() - started, 5s) << "lane " << static_cast<int>(L);
   });

@@ -25,6 +25,7 @@
 #include <lanes/io/yield.hpp>
 #include <lanes/sync/notify.hpp>
 
+#include "pool_plug.hpp"
 #include "sanitized_build.hpp"
 
 namespace {
@@ -73,28 +74,15 @@ struct armed {
   ~armed() { failing_size = 0; }
 };
 
-// Keeps a compute pool's only thread busy until released.
-struct plug {
-  std::atomic<bool> release{false};
-  std::atomic<bool> holding{false};
-  void hold(compute::pool& pool) {
-    pool.spawn([this] {
-      holding = true;
-      while (!release.load()) std::this_thread::sleep_for(100us);
-    });
-    while (!holding.load()) std::this_thread::sleep_for(100us);
-  }
-};
-
 constexpr int attempts = 300;  // several nodes' worth of queue entries
 
 TEST_F(HandoffOutOfMemory, AGateWhoseInjectorCannotGrowGivesThePermitBack) {
   auto pool = compute::pool::builder().threads(1).build();
-  plug p;
+  testing_support::pool_plug p;
   p.hold(pool);
   auto rt = runtime::current_thread().build();  // the tasks run on this thread, armed
   gate g(pool, 1000);
-  const int failed = rt.block_on([](gate& g, plug& p) -> task<int> {
+  const int failed = rt.block_on([](gate& g, testing_support::pool_plug& p) -> task<int> {
     std::vector<join_handle<int>> hs;
     hs.reserve(attempts);
     for (int i = 0; i < attempts; ++i) hs.push_back(spawn(g.run([i] { return i; })));
@@ -136,7 +124,7 @@ TEST_F(HandoffOutOfMemory, AGateWhoseInjectorCannotGrowGivesThePermitBack) {
 
 TEST_F(HandoffOutOfMemory, ADetachedSpawnThatCannotBeQueuedIsNotWaitedFor) {
   auto pool = std::make_unique<compute::pool>(compute::pool::builder().threads(1).build());
-  plug p;
+  testing_support::pool_plug p;
   p.hold(*pool);
   std::atomic<int> ran{0};
   int refused = 0;

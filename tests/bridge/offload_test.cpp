@@ -18,6 +18,8 @@
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
 
+#include "pool_plug.hpp"
+
 namespace lanes {
 namespace {
 
@@ -90,23 +92,10 @@ TEST(Offload, OutsideATaskIsAnError) {
   EXPECT_THROW(a.await_suspend(std::noop_coroutine()), runtime_misuse);
 }
 
-// Blocks the pool's only thread until released.
-struct plug {
-  std::atomic<bool> release{false};
-  std::atomic<bool> holding{false};
-  void hold(compute::pool& pool) {
-    pool.spawn([this] {
-      holding = true;
-      while (!release.load()) std::this_thread::sleep_for(100us);
-    });
-    while (!holding.load()) std::this_thread::sleep_for(100us);
-  }
-};
-
 TEST(Offload, CancelledWhileQueuedTheWorkIsDroppedUnrun) {
   auto pool = compute::pool::builder().threads(1).build();
   auto rt = runtime::multi_thread().worker_threads(1).build();
-  plug p;
+  testing_support::pool_plug p;
   p.hold(pool);
   std::atomic<bool> ran{false};
   rt.block_on([](compute::pool& pool, std::atomic<bool>& ran) -> task<void> {

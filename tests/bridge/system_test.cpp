@@ -6,6 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <numeric>
+#include <thread>
+#include <vector>
+
 #include <lanes/bridge/offload.hpp>
 #include <lanes/config_error.hpp>
 
@@ -49,6 +55,31 @@ TEST(System, ZeroThreadsAreConfigErrors) {
   EXPECT_THROW(system::builder().io_threads(0), config_error);
   EXPECT_THROW(system::builder().compute_threads(0), config_error);
   EXPECT_THROW(system::builder().blocking_threads(0), config_error);
+  EXPECT_THROW(system::builder().shutdown_timeout(std::chrono::milliseconds(-1)), config_error);
+}
+
+// Destroying the system while a task's offload reads the task's locals:
+// the io lane's shutdown waits for the work before it frees the frame,
+// and only then does the compute pool go.
+TEST(System, DestructionWaitsForWorkThatReadsACancelledTasksFrame) {
+  std::atomic<bool> started{false};
+  std::atomic<bool> ended{false};
+  std::atomic<long> sum{0};
+  {
+    auto sys = system::builder().io_threads(1).compute_threads(1).build();
+    auto h = sys.spawn([](std::atomic<bool>& started, std::atomic<bool>& ended, std::atomic<long>& sum) -> task<void> {
+      std::vector<long> data(4096, 1);
+      co_await offload([&] {
+        started = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        sum = std::accumulate(data.begin(), data.end(), 0L);
+        ended = true;
+      });
+    }(started, ended, sum));
+    while (!started.load()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  EXPECT_TRUE(ended.load());
+  EXPECT_EQ(sum.load(), 4096);
 }
 
 }  // namespace

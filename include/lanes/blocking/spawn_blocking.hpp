@@ -81,19 +81,7 @@ class blocking_handle {
 
    private:
     static bool settle_job(pending_work& node, detail::task_header* arm) noexcept {
-      auto& self = static_cast<awaiter&>(node);
-      auto*& state = self.handle_.state_;
-      if (state == nullptr) return true;
-      switch (state->settle(arm)) {
-        case detail::offload_settled::ended:
-          return true;
-        case detail::offload_settled::dropped:
-          state = nullptr;  // the lane frees it
-          return true;
-        case detail::offload_settled::running:
-          return false;
-      }
-      return false;
+      return detail::settle_held(static_cast<awaiter&>(node).handle_.state_, arm);
     }
     blocking_handle& handle_;
   };

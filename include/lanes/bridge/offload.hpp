@@ -149,18 +149,7 @@ class offload_awaiter : private pending_work {
 
  private:
   static bool settle_work(pending_work& node, task_header* arm) noexcept {
-    auto& self = static_cast<offload_awaiter&>(node);
-    if (self.state_ == nullptr) return true;
-    switch (self.state_->settle(arm)) {
-      case offload_settled::ended:
-        return true;
-      case offload_settled::dropped:
-        self.state_ = nullptr;  // the lane frees it
-        return true;
-      case offload_settled::running:
-        return false;
-    }
-    return false;
+    return settle_held(static_cast<offload_awaiter&>(node).state_, arm);
   }
 
   lane_ref lane_;

@@ -288,6 +288,24 @@ class offload_outcome : public compute::detail::job {
   semaphore_permit permit_;
 };
 
+// The awaiting side's settle (pending_work.hpp) of the state it holds in
+// `state`: true when nothing of the work runs any more. Work dropped from
+// the queue is the lane's to free from then on: `state` is set to nullptr.
+template <class R>
+bool settle_held(offload_outcome<R>*& state, task_header* arm) noexcept {
+  if (state == nullptr) return true;
+  switch (state->settle(arm)) {
+    case offload_settled::ended:
+      return true;
+    case offload_settled::dropped:
+      state = nullptr;
+      return true;
+    case offload_settled::running:
+      return false;
+  }
+  return false;
+}
+
 // The shared state with the work in it. `Work` is a bound_work.
 template <class Work>
 class offload_state final : public offload_outcome<typename Work::result_type> {
