@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include <lanes/compose/select.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
 
@@ -61,6 +62,26 @@ TEST(SpawnBlocking, RunsOffTheIoWorkerAndTimersKeepTicking) {
 
 TEST(SpawnBlocking, OutsideATaskIsAnError) {
   EXPECT_THROW((void)spawn_blocking([] {}), runtime_misuse);
+}
+
+// A handle kept by the caller that loses a select leaves its job alone (as
+// a join_handle leaves its task): the select returns at once, and the
+// handle is awaited later for the job's result. A handle given to the
+// select as a temporary is the select's: it loses by waiting for its job
+// (docs/bridge.md).
+TEST(SpawnBlocking, AKeptHandleThatLosesASelectKeepsItsJob) {
+  auto rt = runtime::multi_thread().worker_threads(1).blocking_threads(2).build();
+  rt.block_on([]() -> task<void> {
+    std::atomic<bool> release{false};
+    auto h = spawn_blocking([&release] {
+      while (!release.load()) std::this_thread::sleep_for(100us);
+      return 7;
+    });
+    auto r = co_await select(h, sleep(1ms));
+    EXPECT_EQ(r.index(), 1U);
+    release = true;
+    EXPECT_EQ(co_await h, 7);
+  }());
 }
 
 TEST(SpawnBlocking, JobsQueuedAtShutdownAreCancelledNotLost) {

@@ -204,8 +204,12 @@ class race_branch {
   race_branch(const race_branch&) = delete;
   race_branch& operator=(const race_branch&) = delete;
 
-  // Losing this branch needs settling (at any depth).
-  static constexpr bool settles = settling_awaiter<stored_awaiter>;
+  // Losing this branch needs settling (at any depth). Not for an awaitable
+  // kept by the caller (an lvalue, such as a spawn_blocking handle): as a
+  // join_handle that loses leaves its task running, a kept handle that
+  // loses leaves its job queued or running, to be awaited later; its
+  // awaiter only deregisters.
+  static constexpr bool settles = settling_awaiter<stored_awaiter> && !std::is_lvalue_reference_v<A>;
 
   stored_awaiter& awaiter() {
     if constexpr (self_awaiter) {
