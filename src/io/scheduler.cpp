@@ -36,8 +36,6 @@ constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
 // that timers keep coming due behind a queue that never empties.
 constexpr std::size_t min_timer_batch = 32;
 
-thread_local worker* tls_worker = nullptr;
-thread_local scheduler* tls_scheduler = nullptr;
 thread_local task_header* tls_task = nullptr;
 thread_local int tls_coop = coop_budget_per_poll;
 
@@ -236,8 +234,6 @@ void scheduler::wait_for_pending_work(std::chrono::steady_clock::time_point give
 
 // --- scheduling -------------------------------------------------------------
 
-worker* scheduler::own_worker() const noexcept { return tls_scheduler == this ? tls_worker : nullptr; }
-
 void scheduler::count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept {
   if (worker* w = own_worker()) {
     auto& counter = w->*mine;
@@ -273,14 +269,13 @@ int scheduler::worker_index_of_caller(const char* what) const {
   return index;
 }
 
-void scheduler::schedule(task_header& task, bool yielded) noexcept {
+void scheduler::schedule(task_header& task, bool yielded, worker* const w) noexcept {
   // A wake from another thread pushes the task, then wakes a parked worker.
   // Between the two the task can run, complete and let block_on return, and
   // the runtime be destroyed while this call still reads idle_ and the
   // parkers (ThreadSanitizer saw it in S7). So such a call is counted from
   // before its push (which orders the increment before the task can run)
   // to its last access, and shutdown() waits for the count to drop to zero.
-  worker* const w = own_worker();  // nullptr: a foreign thread
   struct foreign_call {
     std::atomic<std::uint32_t>* count;
     ~foreign_call() {
@@ -514,6 +509,51 @@ void scheduler::run(worker& w, task_header* task) noexcept {
   }
 }
 
+template <bool SettledNow>
+void scheduler::end_poll(task_header& task, std::uint64_t unused, worker* w) noexcept {
+  bool settled_now = SettledNow;
+  auto& state = task.state();
+  std::uint64_t s = state.load(std::memory_order_acquire);
+  for (;;) {
+    if ((s & task_state::cancelled) != 0 && !settled_now) [[unlikely]] {
+      // Aborted while it ran: stop at this suspension point, once no work
+      // handed out from the frame still runs (pending_work.hpp). Settled
+      // once per poll; a CANCELLED seen here after that stays set, and the
+      // wake the settle armed brings the task back.
+      settled_now = true;
+      if (finish_cancelled(task, unused, w)) return;
+      continue;
+    }
+    if ((s & task_state::notified) != 0) {
+      const auto next =
+          ((s & ~(task_state::running | task_state::notified)) | task_state::scheduled) - unused * task_state::ref_one;
+      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        schedule(task, true);  // the running reference becomes the queue's
+        return;
+      }
+    } else {
+      // Parked on some awaitable. The running reference and the unused
+      // spare ones are dropped in the same CAS, unless they are the last
+      // (the live list's normally keeps the task until complete()): then
+      // one is kept, and unref() frees the task after.
+      const std::uint64_t drop = (1 + unused) * task_state::ref_one;
+      const bool last = (s & ~task_state::flag_mask) == drop;
+      const std::uint64_t next = (s & ~task_state::running) - (last ? drop - task_state::ref_one : drop);
+      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        if (last) task.unref();
+        return;
+      }
+    }
+  }
+}
+
+bool scheduler::finish_cancelled(task_header& task, std::uint64_t unused, worker* w) noexcept {
+  if (!task.settle_pending(true)) return false;  // its wakers use the spare references first
+  task.cancel_frame();
+  complete(task, true, unused + task.take_spare_refs(), w);
+  return true;
+}
+
 void scheduler::run_one(worker& w, task_header* task) noexcept {
   auto& state = task->state();
   std::uint64_t s = state.load(std::memory_order_acquire);
@@ -538,89 +578,50 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
     if (state.compare_exchange_weak(s, resumed(s), std::memory_order_acq_rel, std::memory_order_acquire)) break;
   }
   task->grant_spare_refs();
-  if ((s & task_state::cancelled) != 0) {
+  if ((s & task_state::cancelled) != 0) [[unlikely]] {
     // Aborted while it waited (or a wake after a cancellation deferred by
-    // work still running for it): destroy the frame unless such work runs.
-    if (task->settle_pending(true)) {
-      const std::uint64_t unused = task->take_spare_refs();
-      task->cancel_frame();
-      complete(*task, true, unused, &w);
+    // work still running for it): destroy the frame unless such work runs;
+    // then the task stays suspended, and that work's end brings it back.
+    end_cancelled_poll(*task, &w);
+    return;
+  }
+  {
+    const std::uint64_t started = w.clock_ticks;  // see run_worker
+    if (publish_polls_) {
+      // For the stall detector (see the protocol in stall_monitor.hpp); off
+      // by default, and then these six stores are not made (S4: two polls
+      // per spawn + await).
+      const auto& where = task->spawned_at();
+      w.current.name.store(task->name(), std::memory_order_relaxed);
+      w.current.file.store(where.file_name(), std::memory_order_relaxed);
+      w.current.function.store(where.function_name(), std::memory_order_relaxed);
+      w.current.line.store(where.line(), std::memory_order_relaxed);
+      w.current.started_ticks.store(started, std::memory_order_release);
+    }
+    tls_task = task;
+    task->resume_point().resume();
+    tls_task = nullptr;
+    w.clock_ticks = cycle_clock::now();
+    const std::uint64_t took = w.clock_ticks - started;
+    if (publish_polls_) w.current.started_ticks.store(0, std::memory_order_release);
+    w.polls.store(w.polls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // only we write it
+    w.busy_ticks.store(w.busy_ticks.load(std::memory_order_relaxed) + took, std::memory_order_relaxed);
+    store_max(w.longest_poll_ticks, took);
+
+    if (task->root().done()) {
+      task->finish_frame();
+      complete(*task, true, task->take_spare_refs(), &w);
       return;
     }
-    end_poll(*task, task->take_spare_refs(), &w, true);
-    return;
-  }
-
-  const std::uint64_t started = w.clock_ticks;  // see run_worker
-  if (publish_polls_) {
-    // For the stall detector (see the protocol in stall_monitor.hpp); off
-    // by default, and then these six stores are not made (S4: two polls per
-    // spawn + await).
-    const auto& where = task->spawned_at();
-    w.current.name.store(task->name(), std::memory_order_relaxed);
-    w.current.file.store(where.file_name(), std::memory_order_relaxed);
-    w.current.function.store(where.function_name(), std::memory_order_relaxed);
-    w.current.line.store(where.line(), std::memory_order_relaxed);
-    w.current.started_ticks.store(started, std::memory_order_release);
-  }
-  tls_task = task;
-  task->resume_point().resume();
-  tls_task = nullptr;
-  w.clock_ticks = cycle_clock::now();
-  const std::uint64_t took = w.clock_ticks - started;
-  if (publish_polls_) w.current.started_ticks.store(0, std::memory_order_release);
-  w.polls.store(w.polls.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // only we write it
-  w.busy_ticks.store(w.busy_ticks.load(std::memory_order_relaxed) + took, std::memory_order_relaxed);
-  store_max(w.longest_poll_ticks, took);
-
-  if (task->root().done()) {
-    task->finish_frame();
-    complete(*task, true, task->take_spare_refs(), &w);
-    return;
   }
   // Taken before the CAS that ends the poll: after it, another thread may
   // hold RUNNING and the field is its.
-  end_poll(*task, task->take_spare_refs(), &w, false);
+  end_poll<false>(*task, task->take_spare_refs(), &w);
 }
 
-void scheduler::end_poll(task_header& task, std::uint64_t unused, worker* w, bool settled_now) noexcept {
-  auto& state = task.state();
-  std::uint64_t s = state.load(std::memory_order_acquire);
-  for (;;) {
-    if ((s & task_state::cancelled) != 0 && !settled_now) {
-      // Aborted while it ran: stop at this suspension point, once no work
-      // handed out from the frame still runs (pending_work.hpp). Settled
-      // once per poll; a CANCELLED seen here after that stays set, and the
-      // wake the settle armed brings the task back.
-      settled_now = true;
-      if (task.settle_pending(true)) {
-        task.cancel_frame();
-        complete(task, true, unused, w);
-        return;
-      }
-      continue;
-    }
-    if ((s & task_state::notified) != 0) {
-      const auto next =
-          ((s & ~(task_state::running | task_state::notified)) | task_state::scheduled) - unused * task_state::ref_one;
-      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        schedule(task, true);  // the running reference becomes the queue's
-        return;
-      }
-    } else {
-      // Parked on some awaitable. The running reference and the unused
-      // spare ones are dropped in the same CAS, unless they are the last
-      // (the live list's normally keeps the task until complete()): then
-      // one is kept, and unref() frees the task after.
-      const std::uint64_t drop = (1 + unused) * task_state::ref_one;
-      const bool last = (s & ~task_state::flag_mask) == drop;
-      const std::uint64_t next = (s & ~task_state::running) - (last ? drop - task_state::ref_one : drop);
-      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        if (last) task.unref();
-        return;
-      }
-    }
-  }
+void scheduler::end_cancelled_poll(task_header& task, worker* w) noexcept {
+  if (finish_cancelled(task, 0, w)) return;
+  end_poll<true>(task, task.take_spare_refs(), w);
 }
 
 void scheduler::cancel_now(task_header& task) noexcept {

@@ -71,6 +71,12 @@ struct worker {
   std::vector<timer_wheel::due_timer> due_timers;
 };
 
+// The worker the calling thread is, and its scheduler (nullptr on other
+// threads). Here rather than in scheduler.cpp so that own_worker() inlines
+// into the wake path (task_header.cpp): every wake asks it.
+inline thread_local worker* tls_worker = nullptr;
+inline thread_local scheduler* tls_scheduler = nullptr;
+
 struct scheduler_options {
   unsigned workers = 1;
   bool current_thread = false;
@@ -96,7 +102,10 @@ class scheduler {
   void shutdown() noexcept;
 
   // Puts a task whose state just became SCHEDULED into a run queue.
-  void schedule(task_header& task, bool yielded) noexcept;
+  void schedule(task_header& task, bool yielded) noexcept { schedule(task, yielded, own_worker()); }
+  // The same, for a caller that has asked own_worker() already (nullptr:
+  // the calling thread is not one of this runtime's workers).
+  void schedule(task_header& task, bool yielded, worker* caller) noexcept;
   void spawn(task_header& task) noexcept;
   int worker_index_of_caller(const char* what) const;
   void wait_blocking(task_header& task);
@@ -113,6 +122,8 @@ class scheduler {
   // True on a thread that runs this runtime's tasks: one of its workers, or
   // (current-thread flavor) the thread inside its block_on.
   bool is_own_thread() const noexcept { return own_worker() != nullptr; }
+  // The calling thread's worker if it is one of this runtime's, else nullptr.
+  worker* own_worker() const noexcept { return tls_scheduler == this ? tls_worker : nullptr; }
   // A runtime of one worker: no other worker exists to steal from it or to
   // wake, so its own queues need no locked instructions.
   bool alone() const noexcept { return workers_.size() == 1; }
@@ -143,8 +154,17 @@ class scheduler {
   // Ends a poll that left the task suspended (RUNNING held, its unused
   // spare references given): to idle, or rescheduled if NOTIFIED; if
   // CANCELLED, the frame is destroyed here unless work handed out from it
-  // still runs. `settled_now`: the caller has settled that work this poll.
-  void end_poll(task_header& task, std::uint64_t unused, worker* w, bool settled_now) noexcept;
+  // still runs. `SettledNow`: the caller has settled that work this poll.
+  // <false> is inlined into run_one: its CAS is on the path of every poll.
+  template <bool SettledNow>
+  [[gnu::always_inline]] inline void end_poll(task_header& task, std::uint64_t unused, worker* w) noexcept;
+  // A poll that found the task cancelled before resuming it.
+  [[gnu::cold, gnu::noinline]] void end_cancelled_poll(task_header& task, worker* w) noexcept;
+  // A cancelled task whose poll this thread holds (RUNNING): if no work
+  // handed out from its frame still runs, destroys the frame and completes
+  // the task (`unused`: spare references taken already) and returns true;
+  // else returns false with a waker stored in each running piece of work.
+  [[gnu::cold, gnu::noinline]] bool finish_cancelled(task_header& task, std::uint64_t unused, worker* w) noexcept;
   // Publishes COMPLETE, wakes the joiner, drops the running reference, the
   // live list's and `spare_refs` unused spare ones (task_header::grant_spare_refs).
   // `poller`: the worker whose poll the task ended in (null otherwise); if
@@ -204,7 +224,6 @@ class scheduler {
   live_tasks live_;
   // The calling thread's worker in this runtime (nullptr on any other
   // thread), and its index (live_tasks::shared on any other thread).
-  worker* own_worker() const noexcept;
   int caller_index() const noexcept;
   // Spawns and completions are counted per worker (a plain store: only that
   // thread writes; no atomic read-modify-write on the spawn path) and, from

@@ -53,11 +53,6 @@ void waker::wake() && noexcept {
   task_ = nullptr;
   if ((generation_ & task_state::race_tag_mask) != 0) task->note_race_wake(generation_);
   auto& state = task->state();
-  // From a thread that is not one of the owner's workers, the wake is
-  // counted on the task until it no longer touches the scheduler (see
-  // task_header::foreign_wake_begin); our reference keeps the task alive.
-  const bool foreign = !task->owner()->is_own_thread();
-  if (foreign) task->foreign_wake_begin();
   std::uint64_t s = state.load(std::memory_order_acquire);
   for (;;) {
     if ((s & (task_state::complete | task_state::scheduled)) != 0) break;                         // nothing to do
@@ -70,20 +65,27 @@ void waker::wake() && noexcept {
       }
       continue;
     }
+    // From a thread that is not one of the owner's workers the wake is
+    // counted on the task, before the CAS that may schedule it, until it no
+    // longer touches the scheduler (task_header::foreign_wake_begin). Our
+    // reference keeps the task alive meanwhile.
+    scheduler& owner = *task->owner();
+    worker* const caller = owner.own_worker();
+    if (caller == nullptr) task->foreign_wake_begin();
     if (state.compare_exchange_weak(s, s | task_state::scheduled, std::memory_order_acq_rel,
                                     std::memory_order_acquire)) {
-      if (foreign) {
-        task->ref();  // the count is read on the task: keep it for after the queue's reference is gone
-        task->owner()->schedule(*task, false);  // our reference becomes the queue's
-        task->foreign_wake_end();
-        task->unref();
+      if (caller != nullptr) {
+        owner.schedule(*task, false, caller);  // our reference becomes the queue's
         return;
       }
-      task->owner()->schedule(*task, false);  // our reference becomes the queue's
+      task->ref();                            // the count is on the task: keep it past the queue's reference
+      owner.schedule(*task, false, nullptr);  // our reference becomes the queue's
+      task->foreign_wake_end();
+      task->unref();
       return;
     }
+    if (caller == nullptr) task->foreign_wake_end();
   }
-  if (foreign) task->foreign_wake_end();
   task->unref();
 }
 
