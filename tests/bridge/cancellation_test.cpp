@@ -263,6 +263,38 @@ TEST(OffloadCancellation, ARaceInPlaceSettlesItsLoserInEveryPosition) {
   }
 }
 
+// A spawn_blocking job starts when its handle is made, so it may run
+// before its race branch arms - or without it ever arming, when a branch
+// listed before it is ready at once. Given to the race as a temporary, it
+// is still settled before the race returns. (It was not: the race
+// returned, the handle detached, and the job read the freed frame.)
+blocking_handle<long> running_job(const std::vector<long>& data, probe& p) {
+  auto h = spawn_blocking([&data, &p] { return read_slowly(data, p); });
+  while (!p.started.load()) std::this_thread::sleep_for(50us);  // holds the io worker a moment: a test
+  return h;
+}
+
+TEST(OffloadCancellation, AJobRunningBeforeItsBranchArmsIsSettledToo) {
+  auto rt = make_runtime();
+  for (int shape = 0; shape < 2; ++shape) {
+    probe p;
+    rt.block_on([](probe& p, int shape) -> task<void> {
+      std::vector<long> data(elements, 1);
+      notify never;
+      p.on_start.notify_one();  // stored: the branch before the job's is ready at once
+      if (shape == 0) {
+        auto r = co_await select(p.on_start.notified(), running_job(data, p));
+        EXPECT_EQ(r.index(), 0U);
+      } else {  // the same race nested in a select that has to wait
+        auto r = co_await select(never.notified(), select(p.on_start.notified(), running_job(data, p)));
+        EXPECT_EQ(r.index(), 1U);
+      }
+      if (p.started.load() && !p.ended.load()) p.race_returned_while_running = true;
+    }(p, shape));
+    expect_settled<lane::spawned_blocking>(p, shape == 0 ? "ready before arming" : "nested, ready before arming");
+  }
+}
+
 TEST(OffloadCancellation, ShutdownWaitsForTheWork) {
   lanes_under_test l;
   for_each_lane([&]<lane L>() {

@@ -258,7 +258,16 @@ class race {
   // Some branch, at any depth, needs settling when it loses.
   static constexpr bool settles = (race_branch<Awaitables>::settles || ...);
 
-  bool await_ready() { return first_ready(std::index_sequence_for<Awaitables...>{}); }
+  bool await_ready() {
+    const bool ready = first_ready(std::index_sequence_for<Awaitables...>{});
+    if constexpr (settles) {
+      // A loser's work may run already, though the loser never armed (a
+      // spawn_blocking job starts when the handle is made): then the race
+      // is not done until it is settled, which await_suspend waits for.
+      if (ready && !settle_losers(nullptr)) return false;
+    }
+    return ready;
+  }
 
   template <class Promise>
   bool await_suspend(std::coroutine_handle<Promise> h) {
@@ -271,6 +280,13 @@ class race {
     } restore{self, self.race_tag()};
     bool all_waiting = false;
     if constexpr (settles) {
+      if (winner_known_) {
+        // Decided in await_ready, losers still running. Nested: report
+        // "completed" to the enclosing race, which settles them with its
+        // own; outermost: wait for them through the driver.
+        if (restore.tag != 0) return false;
+        return !settle_before_resuming(self, h);
+      }
       if (restore.tag == 0) {
         // The outermost race (no enclosing race is arming one of its
         // branches): the branches wake the driver, which returns to `h`.
@@ -286,11 +302,17 @@ class race {
     if (all_waiting) return true;
     if (winner_ != 0) {
       // Branches before the winner are registered, and one of them may have
-      // woken this task already in this poll: suspend, and come back at once.
+      // woken this task already in this poll: suspend, and come back at once
+      // (through the driver, which settles the losers, if there is one).
       self.make_waker().wake();
       return true;
     }
-    return false;  // the first branch completed without waiting: nothing registered
+    // The first branch completed without waiting: nothing registered. The
+    // branches after it never armed, but one may have work running already.
+    if constexpr (settles) {
+      if (restore.tag == 0) return !settles_now(self);
+    }
+    return false;
   }
 
   // The index of the branch that won. Call after resumption.
@@ -376,8 +398,28 @@ class race {
     winner_known_ = true;
   }
 
-  // Settles the armed branches but `winner` (size: none won), and the
-  // losers nested in `winner`. True when nothing of them runs any more.
+  // The outermost race, its winner known before anything waited: settles
+  // the losers, arming wakers; true when none runs (resume now), false
+  // when the task must suspend until the driver has settled them.
+  template <class Promise>
+  bool settle_before_resuming(task_header& self, std::coroutine_handle<Promise> h) {
+    driver_ = drive_settling(*this);
+    driver_.handle().promise().parent = h;
+    return settles_now(self);
+  }
+  // The same once the driver exists (made by await_suspend before arming;
+  // the winner completed without waiting, nothing registered).
+  bool settles_now(task_header& self) {
+    self.set_race_tag(0);  // the settle's wakers are no race branch's
+    if (settle_losers(&self)) return true;
+    self.set_resume_point(driver_.handle());
+    return false;
+  }
+
+  // Settles the branches but `winner` (size: none won), and the losers
+  // nested in `winner`: every settling branch, armed or not (a
+  // spawn_blocking job runs before its branch arms; a branch that never
+  // started anything settles at once). True when nothing of them runs.
   template <std::size_t... I>
   bool settle_armed(task_header* arm, std::size_t won, std::index_sequence<I...>) noexcept {
     bool settled = true;
@@ -390,7 +432,6 @@ class race {
     if constexpr (!branch::settles) {
       return true;
     } else {
-      if (!armed_[I]) return true;
       auto& a = std::get<I>(branches_).awaiter();
       if (I != won) return a.settle(arm);
       if constexpr (nested_race<std::remove_cvref_t<decltype(a)>>) {
