@@ -217,11 +217,7 @@ void scheduler::wait_for_pending_work(std::chrono::steady_clock::time_point give
     });
     return settled;
   };
-  if (all_settled()) return;  // the common case: nothing handed out
-  while (std::chrono::steady_clock::now() < give_up) {
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-    if (all_settled()) return;
-  }
+  if (wait_a_while_until(all_settled, give_up)) return;
   live_.for_each_when_stopped([](task_header& t) {
     if (!t.has_pending() || t.settle_pending(false)) return;
     const auto& where = t.spawned_at();
@@ -667,20 +663,23 @@ void scheduler::cancel_now(task_header& task) noexcept {
 }
 
 template <class Done>
-void scheduler::wait_a_while_until(Done done) noexcept {
-  // Yields first (a poll on another worker ends within microseconds), then
-  // sleeps in short steps (work on another lane may take milliseconds).
+bool scheduler::wait_a_while_until(Done done, std::chrono::steady_clock::time_point give_up) noexcept {
+  // Yields first (a poll on another worker, a wake inside schedule(), end
+  // within microseconds), then sleeps in short steps (work on another lane
+  // may take milliseconds).
   for (int round = 0; !done(); ++round) {
+    if (std::chrono::steady_clock::now() >= give_up) return false;
     if (round < 64) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   }
+  return true;
 }
 
 void scheduler::wait_out_foreign_wakes(const task_header& task) noexcept {
-  while (task.foreign_wake_in_flight()) std::this_thread::yield();
+  wait_a_while_until([&] { return !task.foreign_wake_in_flight(); });
 }
 
 void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs,

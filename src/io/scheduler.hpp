@@ -138,9 +138,11 @@ class scheduler {
   // Shutdown step 4a: settles the work every live task handed out, polling
   // until none runs or `give_up`, then reports the tasks still waiting.
   void wait_for_pending_work(std::chrono::steady_clock::time_point give_up) noexcept;
-  // Blocks the calling thread until done() (polled).
+  // Blocks the calling thread until done() (polled): true; false when
+  // `give_up` passed first.
   template <class Done>
-  static void wait_a_while_until(Done done) noexcept;
+  static bool wait_a_while_until(
+      Done done, std::chrono::steady_clock::time_point give_up = std::chrono::steady_clock::time_point::max()) noexcept;
   void run_worker(worker& w, task_header* until);
   task_header* next_task(worker& w) noexcept;
   // The worker's LIFO slot, from its own thread (search() steals it with an exchange).

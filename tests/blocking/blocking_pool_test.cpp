@@ -164,10 +164,7 @@ TEST(BlockingPool, ShutdownReportsJobsStillRunning) {
 // The address space capped a few thread stacks above what the process
 // maps: a submit that needs a new thread which cannot start throws, its
 // job does not run, and nothing is counted for it - the pool's thread
-// count is the threads that exist, and shutdown returns. (A thread was
-// counted before std::thread could throw, and the job stayed queued: the
-// calls threw yet every job ran, and shutdown waited for threads that
-// never existed.)
+// count is the threads that exist, and shutdown returns.
 TEST(BlockingPool, AThreadThatCannotStartFailsOnlyTheCallThatNeededIt) {
   if (detail::sanitized_build) GTEST_SKIP() << "the sanitizers reserve terabytes of address space: no cap fits";
   blocking_pool pool(

@@ -137,6 +137,12 @@ task<void> until_started(const probe& p) {
   while (!p.started.load()) co_await sleep(100us);
 }
 
+// Cancels `token` once the work has started.
+task<void> cancel_once_started(cancellation_token token, const probe& p) {
+  co_await until_started(p);
+  token.cancel();
+}
+
 template <class Body>
 void for_each_lane(Body body) {
   body.template operator()<lane::compute>();
@@ -185,10 +191,7 @@ TEST(OffloadCancellation, WithCancellationOfTheTaskWaitsForTheWork) {
     probe p;
     rt.block_on([](lanes_under_test& l, probe& p) -> task<void> {
       cancellation_token token;
-      auto canceller = spawn([](cancellation_token token, const probe& p) -> task<void> {
-        co_await until_started(p);
-        token.cancel();
-      }(token, p));
+      auto canceller = spawn(cancel_once_started(token, p));
       auto r = co_await with_cancellation(token, borrower<L>(l, p));
       EXPECT_FALSE(r.has_value());
       co_await canceller;
@@ -232,10 +235,7 @@ void raced_in_place(runtime& rt, lanes_under_test& l, int shape) {
           break;
         }
         case 4: {
-          auto canceller = spawn([](cancellation_token token, const probe& p) -> task<void> {
-            co_await until_started(p);
-            token.cancel();
-          }(token, p));
+          auto canceller = spawn(cancel_once_started(token, p));
           auto r = co_await with_cancellation(token, hand_off<L>(l, work));
           work_lost = !r.has_value();
           co_await canceller;
@@ -266,8 +266,7 @@ TEST(OffloadCancellation, ARaceInPlaceSettlesItsLoserInEveryPosition) {
 // A spawn_blocking job starts when its handle is made, so it may run
 // before its race branch arms - or without it ever arming, when a branch
 // listed before it is ready at once. Given to the race as a temporary, it
-// is still settled before the race returns. (It was not: the race
-// returned, the handle detached, and the job read the freed frame.)
+// is still settled before the race returns.
 blocking_handle<long> running_job(const std::vector<long>& data, probe& p) {
   auto h = spawn_blocking([&data, &p] { return read_slowly(data, p); });
   while (!p.started.load()) std::this_thread::sleep_for(50us);  // holds the io worker a moment: a test
@@ -364,10 +363,7 @@ TEST(OffloadCancellation, TheWorkSeesTheStopRequestThroughItsToken) {
     const auto started = std::chrono::steady_clock::now();
     rt.block_on([](lanes_under_test& l, probe& p, std::atomic<bool>& saw_stop) -> task<void> {
       cancellation_token token;
-      auto canceller = spawn([](cancellation_token token, const probe& p) -> task<void> {
-        co_await until_started(p);
-        token.cancel();
-      }(token, p));
+      auto canceller = spawn(cancel_once_started(token, p));
       auto r = co_await with_cancellation(token,
                                           [](lanes_under_test& l, probe& p, std::atomic<bool>& saw_stop) -> task<void> {
                                             (void)co_await hand_off<L>(l, [&p, &saw_stop](std::stop_token stop) {

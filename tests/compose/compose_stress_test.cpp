@@ -552,8 +552,8 @@ TEST(ComposeStress, KeptDeadlinesAmongPlainSleepsAndRandomAbortsLoseNoTimer) {
 // A permit released from another thread while a task races for it (the
 // acquire behind a branch that never fires, or in with_cancellation) and
 // is aborted at a random moment: every permit ends up received by a task
-// or back in the semaphore. (Taken in await_suspend and lost with the
-// aborted race about 1% of rounds when the destructor did not give back.)
+// or back in the semaphore: one the acquire took in await_suspend goes
+// back when the aborted race destroys it.
 TEST(ComposeStress, APermitReleasedFromAnotherThreadWhileTheRaceIsAbortedIsNotLost) {
   auto rt = runtime::multi_thread().worker_threads(2).build();
   constexpr int rounds = 5'000;

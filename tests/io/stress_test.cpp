@@ -246,9 +246,8 @@ TEST(IoStress, ShutdownRacingAWakeFromAnotherThreadFreesNothingUnderIt) {
   // as the runtime is destroyed. The wake may have marked the task
   // SCHEDULED and not yet entered schedule() when shutdown cancels the
   // task; shutdown must not free the scheduler under the rest of that
-  // wake (ThreadSanitizer / AddressSanitizer: heap-use-after-free in
-  // scheduler::schedule, about 1 round in 4,500 before shutdown waited
-  // for the task's foreign wakes).
+  // wake (ThreadSanitizer / AddressSanitizer would report a
+  // heap-use-after-free in scheduler::schedule).
   // The same number of rounds in every build: the window is narrow.
   std::mt19937 rng(3);
   for (int round = 0; round < 3'000; ++round) {

@@ -77,7 +77,7 @@ class blocking_handle {
     }
 
     // A race that this awaiter lost settles it (race.hpp).
-    bool settle(detail::task_header* arm) noexcept { return settle_job(*this, arm); }
+    using pending_work::settle;
 
    private:
     static bool settle_job(pending_work& node, detail::task_header* arm) noexcept {

@@ -106,13 +106,13 @@ class gate {
       co_return busy{};
     }
     if (!got.value().has_value()) throw gate_closed();
-    auto permit = std::move(got.value().value());
+    detail::offload_awaiter<work> job(lane, work(std::move(f), std::move(args)...), state,
+                                      std::move(got.value().value()));
     if constexpr (std::is_void_v<R>) {
-      co_await detail::offload_awaiter<work>(lane, work(std::move(f), std::move(args)...), state, std::move(permit));
+      co_await job;
       co_return result<void, busy>();
     } else {
-      co_return co_await detail::offload_awaiter<work>(lane, work(std::move(f), std::move(args)...), state,
-                                                       std::move(permit));
+      co_return co_await job;
     }
   }
 

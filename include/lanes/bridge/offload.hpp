@@ -145,7 +145,7 @@ class offload_awaiter : private pending_work {
 
   // A race that this awaiter lost settles it (race.hpp): true when nothing
   // of the work runs any more.
-  bool settle(task_header* arm) noexcept { return settle_work(*this, arm); }
+  using pending_work::settle;
 
  private:
   static bool settle_work(pending_work& node, task_header* arm) noexcept {

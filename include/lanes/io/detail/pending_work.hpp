@@ -40,7 +40,6 @@ class pending_work {
 
   // True when nothing of the work is left running (see the protocol).
   bool settle(task_header* arm) noexcept { return settle_(*this, arm); }
-  bool linked() const noexcept { return task_ != nullptr; }
 
  private:
   friend class task_header;

@@ -25,8 +25,8 @@
 // only then transfers to the task's coroutine. Only the outermost race of
 // a suspension makes a driver (it arms every branch below it with the
 // driver's handle); nested races take part through fix_winners() and
-// settle_losers(). A race without such branches is as it was: no driver,
-// no allocation.
+// settle_losers(). A race without such branches makes no driver and
+// allocates nothing.
 //
 // Rules the branches rely on (every lanes awaitable keeps them):
 // - a branch whose await_ready() is true wins at once; the branches after
@@ -51,7 +51,6 @@
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
@@ -59,9 +58,9 @@
 #include <utility>
 #include <variant>
 
-#include <lanes/io/detail/frame_allocator.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/errors.hpp>
+#include <lanes/io/task.hpp>
 
 namespace lanes::detail {
 
@@ -108,57 +107,6 @@ concept nested_race = settling_awaiter<T> && requires(T& a, task_header* arm) {
   noexcept->std::same_as<bool>;
 };
 
-// The coroutine a settling race resumes its task through (see the top).
-// Its frame comes from the frame cache; the race owns and destroys it.
-class settle_driver {
- public:
-  struct promise_type {
-    std::coroutine_handle<> parent;  // the task's coroutine that awaits the race
-    std::exception_ptr error;        // from fix_winners(): rethrown by the race's winner()
-    static void* operator new(std::size_t size) { return allocate_frame(size); }
-    static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
-    settle_driver get_return_object() noexcept {
-      return settle_driver(std::coroutine_handle<promise_type>::from_promise(*this));
-    }
-    std::suspend_always initial_suspend() const noexcept { return {}; }
-    struct to_parent {
-      bool await_ready() const noexcept { return false; }
-      std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> self) const noexcept {
-        return self.promise().parent;  // symmetric transfer into the task's coroutine
-      }
-      void await_resume() const noexcept {}
-    };
-    to_parent final_suspend() const noexcept { return {}; }
-    void return_void() const noexcept {}
-    void unhandled_exception() noexcept { error = std::current_exception(); }
-  };
-
-  settle_driver() noexcept = default;
-  explicit settle_driver(std::coroutine_handle<promise_type> h) noexcept : handle_(h) {}
-  settle_driver(settle_driver&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-  settle_driver& operator=(settle_driver&& other) noexcept {
-    if (this != &other) {
-      if (handle_) handle_.destroy();
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
-    return *this;
-  }
-  settle_driver(const settle_driver&) = delete;
-  settle_driver& operator=(const settle_driver&) = delete;
-  ~settle_driver() {
-    if (handle_) handle_.destroy();
-  }
-
-  explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
-  std::coroutine_handle<promise_type> handle() const noexcept { return handle_; }
-  void rethrow_if_failed() const {
-    if (handle_ && handle_.promise().error) std::rethrow_exception(handle_.promise().error);
-  }
-
- private:
-  std::coroutine_handle<promise_type> handle_;
-};
-
 // The driver suspends here until one of the wakers its settle armed fires.
 struct until_woken {
   bool await_ready() const noexcept { return false; }
@@ -168,10 +116,13 @@ struct until_woken {
   void await_resume() const noexcept {}
 };
 
-// The driver's body: fix every winner of the race tree, then settle the
-// losers until none runs.
+// The settle driver: a task<void> awaited by the task's coroutine as any
+// task<void> is (its frame from the frame cache, its exception rethrown to
+// the awaiter, symmetric transfer back at its end), except that the race
+// resumes it through the branches' wakers rather than at once. Its body:
+// fix every winner of the race tree, then settle the losers until none runs.
 template <class Race>
-settle_driver drive_settling(Race& race) {
+task<void> drive_settling(Race& race) {
   race.fix_winners();
   task_header& self = require_current_task("lanes race");
   while (!race.settle_losers(&self)) co_await until_woken{};
@@ -279,20 +230,20 @@ class race {
       ~restore_tag() { self.set_race_tag(tag); }
     } restore{self, self.race_tag()};
     bool all_waiting = false;
+    std::coroutine_handle<> driver_entry;  // the outermost settling race's driver
     if constexpr (settles) {
       if (winner_known_) {
         // Decided in await_ready, losers still running. Nested: report
         // "completed" to the enclosing race, which settles them with its
         // own; outermost: wait for them through the driver.
         if (restore.tag != 0) return false;
-        return !settle_before_resuming(self, h);
+        return !settles_now(self, start_driver(h));
       }
       if (restore.tag == 0) {
         // The outermost race (no enclosing race is arming one of its
         // branches): the branches wake the driver, which returns to `h`.
-        driver_ = drive_settling(*this);
-        driver_.handle().promise().parent = h;
-        all_waiting = arm_all(self, driver_.handle(), std::index_sequence_for<Awaitables...>{});
+        driver_entry = start_driver(h);
+        all_waiting = arm_all(self, driver_entry, std::index_sequence_for<Awaitables...>{});
       } else {
         all_waiting = arm_all(self, h, std::index_sequence_for<Awaitables...>{});
       }
@@ -310,14 +261,15 @@ class race {
     // The first branch completed without waiting: nothing registered. The
     // branches after it never armed, but one may have work running already.
     if constexpr (settles) {
-      if (restore.tag == 0) return !settles_now(self);
+      if (restore.tag == 0) return !settles_now(self, driver_entry);
     }
     return false;
   }
 
   // The index of the branch that won. Call after resumption.
   std::size_t winner() {
-    driver_.rethrow_if_failed();
+    if (driver_.valid()) driver_.operator co_await().await_resume();  // rethrows what fix_winners threw
+
     if (!winner_known_) {
       auto& self = require_current_task("lanes race");
       const std::uint32_t bits = self.race_bits_woken();
@@ -347,8 +299,10 @@ class race {
   using branch_result = typename race_branch<std::tuple_element_t<I, std::tuple<Awaitables...>>>::result_type;
 
   // --- settling (see the top of the file) ---
-  // Lost as a whole: settles every branch it armed.
-  bool settle(task_header* arm) noexcept { return settle_armed(arm, size, std::index_sequence_for<Awaitables...>{}); }
+  // Lost as a whole: settles every branch.
+  bool settle(task_header* arm) noexcept {
+    return settle_branches(arm, size, std::index_sequence_for<Awaitables...>{});
+  }
   // Won: fixes the winner, and the winners of the races nested in it, while
   // the race bits of this resumption are still the ones to read.
   void fix_winners() {
@@ -358,7 +312,7 @@ class race {
   // Won (after fix_winners): settles the losers, and those of the races
   // nested in the winner.
   bool settle_losers(task_header* arm) noexcept {
-    return settle_armed(arm, winner_, std::index_sequence_for<Awaitables...>{});
+    return settle_branches(arm, winner_, std::index_sequence_for<Awaitables...>{});
   }
 
  private:
@@ -398,21 +352,19 @@ class race {
     winner_known_ = true;
   }
 
+  // Makes the settle driver, to return to `h` when done; returns the
+  // handle that resumes it (the branches' resume point).
+  std::coroutine_handle<> start_driver(std::coroutine_handle<> h) {
+    driver_ = drive_settling(*this);
+    return driver_.operator co_await().await_suspend(h);
+  }
   // The outermost race, its winner known before anything waited: settles
   // the losers, arming wakers; true when none runs (resume now), false
-  // when the task must suspend until the driver has settled them.
-  template <class Promise>
-  bool settle_before_resuming(task_header& self, std::coroutine_handle<Promise> h) {
-    driver_ = drive_settling(*this);
-    driver_.handle().promise().parent = h;
-    return settles_now(self);
-  }
-  // The same once the driver exists (made by await_suspend before arming;
-  // the winner completed without waiting, nothing registered).
-  bool settles_now(task_header& self) {
+  // when the task must suspend until the driver (`entry`) has settled them.
+  bool settles_now(task_header& self, std::coroutine_handle<> entry) {
     self.set_race_tag(0);  // the settle's wakers are no race branch's
     if (settle_losers(&self)) return true;
-    self.set_resume_point(driver_.handle());
+    self.set_resume_point(entry);
     return false;
   }
 
@@ -421,7 +373,7 @@ class race {
   // spawn_blocking job runs before its branch arms; a branch that never
   // started anything settles at once). True when nothing of them runs.
   template <std::size_t... I>
-  bool settle_armed(task_header* arm, std::size_t won, std::index_sequence<I...>) noexcept {
+  bool settle_branches(task_header* arm, std::size_t won, std::index_sequence<I...>) noexcept {
     bool settled = true;
     ((settled = settle_one<I>(arm, won) && settled), ...);
     return settled;
@@ -460,7 +412,7 @@ class race {
   std::array<bool, size> armed_{};
   std::size_t winner_ = 0;
   bool winner_known_ = false;
-  settle_driver driver_;  // only for an outermost race with settling branches
+  task<void> driver_;  // only for an outermost race with settling branches
 };
 
 // The winner policy of select (timeout and with_cancellation have theirs

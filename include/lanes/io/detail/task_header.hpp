@@ -309,8 +309,9 @@ class task_header {
   std::uint8_t race_tag_ = 0;        // the tag make_waker() adds (0: none); race.hpp
   std::uint8_t spare_refs_ = 0;      // see grant_spare_refs()
   std::uint8_t race_bits_used_ = 0;  // at most max_race_bits
-  // See foreign_wake_begin(). 16 bits, in what was padding: as many
-  // threads at once as wake one task from outside its runtime.
+  // See foreign_wake_begin(). 16 bits, in the padding beside the small
+  // fields: as many threads at once as wake one task from outside its
+  // runtime.
   std::atomic<std::uint16_t> foreign_wakes_{0};
   // The suspension generation race_bits_used_ counts for (generations are
   // multiples of 256 below 2^32, so the initial ~0 matches none).
