@@ -1,7 +1,8 @@
 // The kernels every side of a scenario shares, compiled once in this
 // translation unit with the build's fixed flags and never inlined into a
-// side (SCENARIOS.md S1: f's speed swings 8x between compilers, so every
-// side must call the same machine code).
+// side: a kernel's speed can swing several-fold between compilers, so every
+// side must call the same machine code. S1's f lives with S1's lanes side
+// (tools/lanes/shared/s1_lanes.cpp), under the same rule.
 #include "kernels.hpp"
 
 namespace lanes::bench {
@@ -18,12 +19,6 @@ std::uint64_t s9_fib_calls(unsigned n) {
     b = next;
   }
   return 2 * a - 1;
-}
-
-__attribute__((noinline)) std::uint64_t s1_f(std::uint64_t x) {
-  std::uint64_t a = x;
-  for (std::uint64_t i = 0; i < 20000; ++i) a = a * 6364136223846793005ULL + i;
-  return a;
 }
 
 std::vector<std::uint64_t> s9_data(std::size_t n) {

@@ -5,11 +5,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "s1_lanes.hpp"
+
 namespace lanes::bench {
 
-// S1's f: a = a * 6364136223846793005 + i for i in [0, 20000), from a = x
-// (wrapping). About 20-25 us with g++ -O2 on the machines measured.
-std::uint64_t s1_f(std::uint64_t x);
+// S1's f (s1_lanes.hpp), shared with the `lanes` command's demo.
+using tool::s1_f;
 
 // fib(n) by plain recursion, the leaves below S9's cutoff.
 std::uint64_t s9_fib_sequential(unsigned n);

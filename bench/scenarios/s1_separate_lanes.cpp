@@ -2,7 +2,7 @@
 // offloaded behind a semaphore, through a gate) against Boost.Asio + oneTBB
 // wired the same way, on all CPUs and pinned to one. Each side and each CPU
 // setting runs in its own forked child. The kernel f is one function
-// compiled once (kernels.cpp) and called by every side.
+// compiled once (s1_lanes.cpp) and called by every side.
 #include <sched.h>
 
 #include <cstdio>
@@ -24,6 +24,10 @@
 namespace lanes::bench {
 
 namespace {
+
+using tool::run_s1_mode;
+using tool::s1_config;
+using tool::s1_mode;
 
 void pin_to_first_cpu() {
   cpu_set_t current;
@@ -70,21 +74,17 @@ int run_s1(const options& opts) {
   }
   tool::json_writer json;
   json.begin_object().field("scenario", "S1").field("requests", config.requests);
-  json.field("batch", static_cast<std::uint64_t>(config.batch)).field("peers_run", s9_peers_available);
+  json.field("batch", static_cast<std::uint64_t>(config.batch));
   if (!opts.json) {
-    std::printf("S1: %d requests, each Σ f(x) over %zu u64; a 5 ms ticker; lanes vs Asio + oneTBB%s\n", config.requests,
-                config.batch, s9_peers_available ? "" : " (peer not run under ThreadSanitizer)");
+    std::printf("S1: %d requests, each Σ f(x) over %zu u64; a 5 ms ticker; lanes vs Asio + oneTBB\n", config.requests,
+                config.batch);
   }
   for (bool one_cpu : {false, true}) {
     const auto l = run_isolated([&] { return lanes_s1(config, one_cpu); });
-    std::vector<double> p;
-    if constexpr (s9_peers_available) {
-      p = run_isolated([&] {
-        if (one_cpu) pin_to_first_cpu();
-        return asio_tbb_s1(config.requests, config.batch,
-                           static_cast<unsigned>(budget::detect().compute_threads.value));
-      });
-    }
+    const auto p = run_isolated([&] {
+      if (one_cpu) pin_to_first_cpu();
+      return asio_tbb_s1(config.requests, config.batch, static_cast<unsigned>(budget::detect().compute_threads.value));
+    });
     if (l[9] != l[10] || l[10] != l[11]) throw std::logic_error("S1: the lanes modes disagree on the checksum");
     if (!p.empty() && (p[3] != l[9] || p[7] != l[9])) throw std::logic_error("S1: the peer computed another sum");
     const std::string at = one_cpu ? "one_cpu_" : "all_cpus_";

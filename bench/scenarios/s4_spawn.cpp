@@ -117,10 +117,8 @@ int run_s4(const options& opts) {
       t_seq.push_back((*t)[0]);
       t_batch.push_back((*t)[1]);
     }
-    if constexpr (s9_peers_available) {
-      p_off.push_back(
-          run_isolated([&] { return std::vector<double>{asio_tbb_offload_ns(offloads, compute_threads)}; })[0]);
-    }
+    p_off.push_back(
+        run_isolated([&] { return std::vector<double>{asio_tbb_offload_ns(offloads, compute_threads)}; })[0]);
     l_seq.push_back(l[0]);
     l_batch.push_back(l[1]);
     l_off.push_back(l[2]);
@@ -145,12 +143,8 @@ int run_s4(const options& opts) {
       std::printf("  %-34s %10.1f %10.1f %8.2f\n", "batch (spawn all, then await all)", lb, tb, lb / tb);
     }
     std::printf("  %-34s %10.1f\n", "std::thread create + join", th);
-    if (s9_peers_available) {
-      std::printf("  %-34s %10.1f %10.1f %8.2f  (peer: Asio + oneTBB arena)\n", "offload round trip io->compute->io",
-                  lo, po, lo / po);
-    } else {
-      std::printf("  %-34s %10.1f  (peer not run under ThreadSanitizer)\n", "offload round trip io->compute->io", lo);
-    }
+    std::printf("  %-34s %10.1f %10.1f %8.2f  (peer: Asio + oneTBB arena)\n", "offload round trip io->compute->io", lo,
+                po, lo / po);
   }
   tool::json_writer json;
   json.begin_object()
@@ -173,11 +167,7 @@ int run_s4(const options& opts) {
     json.null_field("tokio_spawn_await_ns_per_op");
   }
   json.field("thread_create_join_ns_per_op", th).field("lanes_offload_round_trip_ns", lo);
-  if (s9_peers_available) {
-    json.field("asio_tbb_offload_round_trip_ns", po).field("offload_ratio_lanes_over_asio_tbb", lo / po);
-  } else {
-    json.null_field("asio_tbb_offload_round_trip_ns");
-  }
+  json.field("asio_tbb_offload_round_trip_ns", po).field("offload_ratio_lanes_over_asio_tbb", lo / po);
   json.end_object();
   std::cout << json.str() << std::endl;
   return 0;

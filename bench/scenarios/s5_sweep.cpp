@@ -1,7 +1,7 @@
-// S5: the io worker sweep. 20,000 tasks each run a 2,000-step loop then
-// sleep 1 ms; total time for 1, 2, 4, 8, 16 and 64 workers. The curve
-// should bottom out near the core count and rise past it. Peer: an Asio
-// io_context run by as many threads.
+// S5: the io worker sweep (tools/lanes/shared/io_sweep.hpp), lanes against
+// an Asio io_context run by as many threads: 20,000 tasks each run a
+// 2,000-step loop then sleep 1 ms; total time for 1, 2, 4, 8, 16 and 64
+// workers.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -9,10 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include <lanes/io/runtime.hpp>
-#include <lanes/io/sleep.hpp>
-
 #include "asio_peer.hpp"
+#include "io_sweep.hpp"
 #include "json_writer.hpp"
 #include "scenario.hpp"
 
@@ -23,31 +21,8 @@ namespace {
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-std::uint64_t spin(std::uint64_t steps) {
-  volatile std::uint64_t x = 0;  // kept from being optimised away
-  for (std::uint64_t i = 0; i < steps; ++i) x = x + i * i;
-  return x;
-}
-
-task<void> worker_task() {
-  spin(2000);
-  co_await sleep(1ms);
-}
-
-double lanes_ms(unsigned workers, int tasks) {
-  auto rt = runtime::multi_thread().worker_threads(workers).build();
-  const auto start = steady::now();
-  rt.block_on([](int n) -> task<void> {
-    std::vector<join_handle<void>> hs;
-    hs.reserve(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) hs.push_back(spawn(worker_task()));
-    for (auto& h : hs) co_await h;
-  }(tasks));
-  return std::chrono::duration<double, std::milli>(steady::now() - start).count();
-}
-
 asio::awaitable<void> asio_task() {
-  spin(2000);
+  tool::io_sweep_spin(tool::io_sweep_steps);
   asio::steady_timer t(co_await asio::this_coro::executor, 1ms);
   co_await t.async_wait(asio::use_awaitable);
 }
@@ -79,7 +54,7 @@ int run_s5(const options& opts) {
   for (const unsigned n : counts) {
     std::vector<double> l, a;
     for (int r = 0; r < rounds; ++r) {
-      l.push_back(run_isolated([&] { return std::vector<double>{lanes_ms(n, tasks)}; })[0]);
+      l.push_back(run_isolated([&] { return std::vector<double>{tool::io_sweep_ms(n, tasks)}; })[0]);
       a.push_back(run_isolated([&] { return std::vector<double>{asio_ms(n, tasks)}; })[0]);
     }
     const double lm = median(l), am = median(a);

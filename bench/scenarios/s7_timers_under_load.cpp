@@ -95,13 +95,11 @@ int run_s7(const options& opts) {
     lo_p.push_back(off[1]);
     f_w.push_back(off[2]);
     f_p.push_back(off[3]);
-    if constexpr (s9_peers_available) {
-      const auto p = run_isolated([&] { return asio_tbb_s7(jobs, job_ms, budget::detect().compute_threads.value); });
-      pi_w.push_back(p[0]);
-      pi_p.push_back(p[1]);
-      po_w.push_back(p[2]);
-      po_p.push_back(p[3]);
-    }
+    const auto p = run_isolated([&] { return asio_tbb_s7(jobs, job_ms, budget::detect().compute_threads.value); });
+    pi_w.push_back(p[0]);
+    pi_p.push_back(p[1]);
+    po_w.push_back(p[2]);
+    po_p.push_back(p[3]);
   }
   if (!opts.json) {
     std::printf("S7: %d jobs of %d ms of CPU while a task waits on 1 ms timers; lateness, median of %d runs\n", jobs,
@@ -110,22 +108,16 @@ int run_s7(const options& opts) {
     std::printf("  %-28s %14.3f %12.3f\n", "lanes, jobs on the io lane", median(li_w) / 1000, median(li_p) / 1000);
     std::printf("  %-28s %14.3f %12.3f\n", "lanes, jobs offloaded", median(lo_w) / 1000, median(lo_p) / 1000);
     std::printf("  %-28s %14.3f %12.3f\n", "floor: bare timerfd, busy", median(f_w) / 1000, median(f_p) / 1000);
-    if (s9_peers_available) {
-      std::printf("  %-28s %14.3f %12.3f\n", "Asio + oneTBB, inline", median(pi_w) / 1000, median(pi_p) / 1000);
-      std::printf("  %-28s %14.3f %12.3f\n", "Asio + oneTBB, offloaded", median(po_w) / 1000, median(po_p) / 1000);
-    }
+    std::printf("  %-28s %14.3f %12.3f\n", "Asio + oneTBB, inline", median(pi_w) / 1000, median(pi_p) / 1000);
+    std::printf("  %-28s %14.3f %12.3f\n", "Asio + oneTBB, offloaded", median(po_w) / 1000, median(po_p) / 1000);
   }
   tool::json_writer json;
   json.begin_object().field("scenario", "S7").field("jobs", jobs).field("job_ms", job_ms).field("runs", rounds);
   json.field("lanes_inline_worst_lag_us", median(li_w)).field("lanes_inline_p99_lag_us", median(li_p));
   json.field("lanes_offloaded_worst_lag_us", median(lo_w)).field("lanes_offloaded_p99_lag_us", median(lo_p));
   json.field("floor_worst_lag_us", median(f_w)).field("floor_p99_lag_us", median(f_p));
-  if (s9_peers_available) {
-    json.field("peer_inline_worst_lag_us", median(pi_w)).field("peer_inline_p99_lag_us", median(pi_p));
-    json.field("peer_offloaded_worst_lag_us", median(po_w)).field("peer_offloaded_p99_lag_us", median(po_p));
-  } else {
-    json.null_field("peer_offloaded_p99_lag_us");
-  }
+  json.field("peer_inline_worst_lag_us", median(pi_w)).field("peer_inline_p99_lag_us", median(pi_p));
+  json.field("peer_offloaded_worst_lag_us", median(po_w)).field("peer_offloaded_p99_lag_us", median(po_p));
   json.end_object();
   std::cout << json.str() << std::endl;
   return 0;

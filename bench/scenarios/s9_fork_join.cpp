@@ -144,12 +144,11 @@ int run_s9(const options& opts) {
       .field("scenario", "S9")
       .field("fib_n", n)
       .field("fib_tasks", static_cast<double>(s9_fib_calls(n)));
-  json.field("runs", static_cast<unsigned>(rounds)).field("peers_run", s9_peers_available);
+  json.field("runs", static_cast<unsigned>(rounds));
   rust_peer_side rayon(rust_peer::rayon);
   if (!opts.json) {
-    std::printf("S9: fork-join, fib(%u) = %llu calls, median of %d runs%s\n", n,
-                static_cast<unsigned long long>(s9_fib_calls(n)), rounds,
-                s9_peers_available ? "" : " (peers not run under ThreadSanitizer)");
+    std::printf("S9: fork-join, fib(%u) = %llu calls, median of %d runs\n", n,
+                static_cast<unsigned long long>(s9_fib_calls(n)), rounds);
     std::printf("  %-40s %10s %10s %10s %10s %8s %8s %8s\n", "", "lanes", "oneTBB", "OpenMP", rayon.title().c_str(),
                 "/TBB", "/OMP", "/Rayon");
   }
@@ -167,15 +166,13 @@ int run_s9(const options& opts) {
       l_nc.push_back(l[0]);
       l_c.push_back(l[1]);
       l_j.push_back(l[2]);
-      if constexpr (s9_peers_available) {
-        const auto t = run_isolated([&] { return tbb_fib(n, threads, joins); });
-        t_nc.push_back(t[0]);
-        t_c.push_back(t[1]);
-        t_j.push_back(t[2]);
-        const auto o = run_isolated([&] { return omp_fib(n, threads); });
-        o_nc.push_back(o[0]);
-        o_c.push_back(o[1]);
-      }
+      const auto t = run_isolated([&] { return tbb_fib(n, threads, joins); });
+      t_nc.push_back(t[0]);
+      t_c.push_back(t[1]);
+      t_j.push_back(t[2]);
+      const auto o = run_isolated([&] { return omp_fib(n, threads); });
+      o_nc.push_back(o[0]);
+      o_c.push_back(o[1]);
       const auto args = {std::string("fib"), std::to_string(n), std::to_string(threads), std::to_string(joins)};
       if (const auto ry = rayon.run(args, 3)) {
         r_nc.push_back((*ry)[0]);
@@ -194,21 +191,14 @@ int run_s9(const options& opts) {
       print_row(join_cost);
     }
     const std::string k = "t" + std::to_string(threads) + "_";
-    const auto peer = [&](const std::string& key, double value) {
-      if constexpr (s9_peers_available) {
-        json.field(key, value);
-      } else {
-        json.null_field(key);
-      }
-    };
     json.field(k + "lanes_fib_ns_per_task", no_cutoff.lanes);
-    peer(k + "tbb_fib_ns_per_task", no_cutoff.tbb);
-    peer(k + "omp_fib_ns_per_task", no_cutoff.omp);
+    json.field(k + "tbb_fib_ns_per_task", no_cutoff.tbb);
+    json.field(k + "omp_fib_ns_per_task", no_cutoff.omp);
     json.field(k + "lanes_fib_cutoff_ms", cutoff.lanes);
-    peer(k + "tbb_fib_cutoff_ms", cutoff.tbb);
-    peer(k + "omp_fib_cutoff_ms", cutoff.omp);
+    json.field(k + "tbb_fib_cutoff_ms", cutoff.tbb);
+    json.field(k + "omp_fib_cutoff_ms", cutoff.omp);
     json.field(k + "lanes_join_ns", join_cost.lanes);
-    peer(k + "tbb_parallel_invoke_ns", join_cost.tbb);
+    json.field(k + "tbb_parallel_invoke_ns", join_cost.tbb);
     rayon_field(k + "rayon_fib_ns_per_task", no_cutoff.rayon);
     rayon_field(k + "rayon_fib_cutoff_ms", cutoff.rayon);
     rayon_field(k + "rayon_join_ns", join_cost.rayon);
@@ -219,10 +209,8 @@ int run_s9(const options& opts) {
   std::vector<std::vector<double>> l_runs, t_runs, o_runs, r_runs, s_runs;
   for (int r = 0; r < rounds; ++r) {
     l_runs.push_back(run_isolated([&] { return lanes_data(all, jobs, elements); }));
-    if constexpr (s9_peers_available) {
-      t_runs.push_back(run_isolated([&] { return tbb_data(all, jobs, elements); }));
-      o_runs.push_back(run_isolated([&] { return omp_data(all, jobs, elements); }));
-    }
+    t_runs.push_back(run_isolated([&] { return tbb_data(all, jobs, elements); }));
+    o_runs.push_back(run_isolated([&] { return omp_data(all, jobs, elements); }));
     const auto args = {std::string("data"), std::to_string(all), std::to_string(jobs), std::to_string(elements)};
     if (auto ry = rayon.run(args, 5)) r_runs.push_back(std::move(*ry));
     s_runs.push_back(run_isolated([&] { return sequential_data(jobs, elements); }));
@@ -252,27 +240,20 @@ int run_s9(const options& opts) {
                 seq_jobs, seq_squares, seq_sort, seq_jobs / jobs_row.lanes, seq_squares / squares_row.lanes,
                 seq_sort / sort_row.lanes);
   }
-  const auto peer = [&](const std::string& key, double value) {
-    if (s9_peers_available) {
-      json.field(key, value);
-    } else {
-      json.null_field(key);
-    }
-  };
   json.field("data_threads", all)
       .field("jobs", static_cast<std::uint64_t>(jobs))
       .field("elements", static_cast<std::uint64_t>(elements));
   json.field("lanes_jobs_ms", jobs_row.lanes)
       .field("sequential_jobs_ms", seq_jobs)
       .field("lanes_jobs_speedup", seq_jobs / jobs_row.lanes);
-  peer("tbb_jobs_ms", jobs_row.tbb);
-  peer("omp_jobs_ms", jobs_row.omp);
+  json.field("tbb_jobs_ms", jobs_row.tbb);
+  json.field("omp_jobs_ms", jobs_row.omp);
   json.field("lanes_squares_ms", squares_row.lanes).field("sequential_squares_ms", seq_squares);
-  peer("tbb_squares_ms", squares_row.tbb);
-  peer("omp_squares_ms", squares_row.omp);
+  json.field("tbb_squares_ms", squares_row.tbb);
+  json.field("omp_squares_ms", squares_row.omp);
   json.field("lanes_sort_ms", sort_row.lanes).field("sequential_sort_ms", seq_sort);
-  peer("tbb_sort_ms", sort_row.tbb);
-  peer("omp_sort_ms", sort_row.omp);
+  json.field("tbb_sort_ms", sort_row.tbb);
+  json.field("omp_sort_ms", sort_row.omp);
   if (rayon.present()) json.field("rayon", rayon.title());
   rayon_field("rayon_jobs_ms", jobs_row.rayon);
   rayon_field("rayon_squares_ms", squares_row.rayon);

@@ -1,7 +1,5 @@
 // S9's peers: oneTBB and OpenMP doing what s9_fork_join.cpp does with
-// lanes. Built in their own translation unit (OpenMP flags, TBB headers);
-// left out of ThreadSanitizer builds, where s9_peers_available is false and
-// the peer functions are not defined.
+// lanes, in their own translation unit (OpenMP flags, TBB headers).
 #pragma once
 
 #include <algorithm>
@@ -13,12 +11,6 @@
 #include "kernels.hpp"
 
 namespace lanes::bench {
-
-#if defined(LANES_S9_PEERS)
-inline constexpr bool s9_peers_available = true;
-#else
-inline constexpr bool s9_peers_available = false;
-#endif
 
 // Wall seconds of one call of f.
 template <class F>

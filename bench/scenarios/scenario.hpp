@@ -1,6 +1,7 @@
-// The scenario programs of SCENARIOS.md, shared by `lanes bench sN` and the
-// bench/ executables. Each runs lanes and its peer with the same parameters
-// in the same invocation, prints a table for a person and, last, one JSON
+// The scenario programs of the benchmark lab, run as `lanes-bench sN` (or
+// `lanes bench sN` where the lab is installed next to the `lanes` command;
+// docs/benchmarks.md describes each). Each runs lanes and its peer with the
+// same parameters in the same invocation, prints a table for a person and, last, one JSON
 // line {"scenario": "S3", ...} whose keys name their units.
 #pragma once
 
@@ -10,6 +11,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "measure.hpp"
 
 namespace lanes::bench {
 
@@ -40,24 +43,12 @@ int run_timeouts(const options& opts);
 int run_sync(const options& opts);
 int run_compose(const options& opts);
 
-// Runs `work` in a forked child so that memory and threads of one side
-// cannot colour the other's; returns the numbers it produced.
-std::vector<double> run_isolated(const std::function<std::vector<double>()>& work);
-
-// Resident set size now, and its peak so far, in bytes (from /proc/self/status).
-std::uint64_t rss_bytes();
-std::uint64_t peak_rss_bytes();
-
-// The middle value (for an even count, the mean of the two middle ones);
-// 0 for none.
-double median(std::vector<double> values);
-
-// Timer lateness samples (us) summed up; all zero when there are none.
-struct lag_stats {
-  double worst_us = 0;
-  double p99_us = 0;
-  std::size_t ticks = 0;
-};
-lag_stats summarize_lags(std::vector<double> lags_us);
+// The measurement helpers the lab shares with the `lanes` command.
+using tool::lag_stats;
+using tool::median;
+using tool::peak_rss_bytes;
+using tool::rss_bytes;
+using tool::run_isolated;
+using tool::summarize_lags;
 
 }  // namespace lanes::bench

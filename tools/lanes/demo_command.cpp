@@ -55,7 +55,7 @@ int run_demo(const demo_options& options, std::ostream& out) {
   if (options.cpus != 0) restrict_to_cpus(options.cpus);
   auto sys = system::builder().build();
   const auto& b = sys.budget();
-  bench::s1_config config;
+  s1_config config;
   if (options.quick) {
     config.requests = 8;
     config.batch = 200;
@@ -70,12 +70,12 @@ int run_demo(const demo_options& options, std::ostream& out) {
         << "\n\n";
     out.flush();
   }
-  std::vector<bench::s1_result> results;
-  for (auto mode : {bench::s1_mode::inline_on_io, bench::s1_mode::offloaded, bench::s1_mode::gate}) {
-    results.push_back(bench::run_s1_mode(sys, mode, config));
+  std::vector<s1_result> results;
+  for (auto mode : {s1_mode::inline_on_io, s1_mode::offloaded, s1_mode::gate}) {
+    results.push_back(run_s1_mode(sys, mode, config));
   }
   const std::uint64_t expected =
-      options.quick ? results[0].checksum : bench::s1_total_checksum;  // quick: the modes must agree
+      options.quick ? results[0].checksum : s1_total_checksum;  // quick: the modes must agree
   bool all_agree = true;
   for (const auto& r : results) all_agree = all_agree && r.checksum == expected;
 
@@ -84,7 +84,7 @@ int run_demo(const demo_options& options, std::ostream& out) {
         << "worst lag" << std::setw(12) << "p99 lag" << std::setw(7) << "ticks"
         << "  checksum\n";
     for (const auto& r : results) {
-      out << "  " << std::left << std::setw(11) << bench::to_string(r.mode) << std::right << std::setw(11)
+      out << "  " << std::left << std::setw(11) << to_string(r.mode) << std::right << std::setw(11)
           << ms(r.total_ms * 1000) << std::setw(14) << ms(r.worst_lag_us) << std::setw(12) << ms(r.p99_lag_us)
           << std::setw(7) << r.ticks.size() << "  " << r.checksum << (r.checksum == expected ? "" : "  MISMATCH")
           << '\n';
@@ -94,7 +94,7 @@ int run_demo(const demo_options& options, std::ostream& out) {
         << "tick lateness over each mode's run:\n";
     std::vector<lateness_series> series;
     for (const auto& r : results) {
-      lateness_series s{bench::to_string(r.mode), {}, {}};
+      lateness_series s{to_string(r.mode), {}, {}};
       for (const auto& t : r.ticks) {
         s.at_ms.push_back(t.at_ms);
         s.lag_us.push_back(t.lag_us);
@@ -111,7 +111,7 @@ int run_demo(const demo_options& options, std::ostream& out) {
     out.flush();
   }
 
-  const auto s2 = bench::run_s2(sys, 8);
+  const auto s2 = run_s2(sys, 8);
   if (text) {
     out << "S2, a compute job that throws: " << s2.failed << " request failed with " << s2.failed_type << " (\""
         << s2.failed_message << "\"), " << s2.completed << " completed; a detached job's exception reached the "
@@ -125,7 +125,7 @@ int run_demo(const demo_options& options, std::ostream& out) {
   json.field("compute_priority", compute::describe(sys.compute().priority()));
   json.field("requests", config.requests).field("batch", static_cast<std::uint64_t>(config.batch));
   for (const auto& r : results) {
-    const std::string k = std::string(bench::to_string(r.mode)) + "_";
+    const std::string k = std::string(to_string(r.mode)) + "_";
     json.field(k + "total_ms", r.total_ms)
         .field(k + "worst_lag_us", r.worst_lag_us)
         .field(k + "p99_lag_us", r.p99_lag_us)

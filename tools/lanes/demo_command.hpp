@@ -1,4 +1,4 @@
-// `lanes demo`: the seeds' experiment (SCENARIOS.md S1, S2) on lanes, as a
+// `lanes demo`: S1 and S2 on lanes (s1_lanes.hpp; docs/benchmarks.md describes both), as a
 // table, sparklines and an SVG - the README's main job.
 #pragma once
 

@@ -1,9 +1,9 @@
 // The `lanes` command: what a user runs to see what lanes sees.
-//   lanes demo [--json] [--cpus N]    the seeds' experiment: CPU work inline vs offloaded
+//   lanes demo [--json] [--cpus N]    CPU work inline on the io lane against the same work offloaded
 //   lanes sweep [--json] [--quick]    the io worker sweep (S5) as a curve
 //   lanes budget [--json]             the CPU budget and the lane split, and why
-//   lanes bench sN [--json] [--quick] a scenario of SCENARIOS.md, lanes against its peer
-//   lanes bench list                  the scenarios there are
+//   lanes bench ARGS...               the benchmark lab (bench/), where it is installed
+//                                     next to this command: lanes against its peers
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,9 +11,10 @@
 #include <CLI/CLI.hpp>
 #include <lanes/budget.hpp>
 
+#include "bench_command.hpp"
 #include "budget_command.hpp"
 #include "demo_command.hpp"
-#include "scenario.hpp"
+#include "sweep_command.hpp"
 
 namespace {
 
@@ -27,13 +28,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   lanes::tool::demo_options demo_opts;
-  auto* demo_cmd = app.add_subcommand("demo", "Run the seeds' experiment: CPU work inline on the io lane vs offloaded");
+  auto* demo_cmd =
+      app.add_subcommand("demo", "Run the demo: CPU work inline on the io lane against the same work offloaded");
   demo_cmd->add_flag("--json", demo_opts.json, "Print only the JSON line");
   demo_cmd->add_flag("--quick", demo_opts.quick, "8 small requests instead of 64 (a smoke test)");
   demo_cmd->add_option("--cpus", demo_opts.cpus, "Run on the first N CPUs this process may use (e.g. 1)");
   demo_cmd->add_option("--svg", demo_opts.svg_path, "Where to write the lateness plot ('' for none)");
 
-  lanes::bench::options sweep_opts;
+  lanes::tool::sweep_options sweep_opts;
   auto* sweep_cmd = app.add_subcommand("sweep", "Sweep the io worker count (S5) and print the curve");
   sweep_cmd->add_flag("--json", sweep_opts.json, "Print only the JSON line");
   sweep_cmd->add_flag("--quick", sweep_opts.quick, "A short run");
@@ -42,15 +44,9 @@ int main(int argc, char** argv) {
   auto* budget_cmd = app.add_subcommand("budget", "Show the CPUs this process may use and how the lanes split them");
   budget_cmd->add_flag("--json", budget_json, "Print one JSON object instead of a table");
 
-  std::string scenario_id;
-  lanes::bench::options bench_opts;
-  auto* bench_cmd =
-      app.add_subcommand("bench", "Run a benchmark scenario (s3, s4, ...) against its peer; 'list' lists them");
-  std::vector<std::string> ids{"list"};
-  for (const auto& s : lanes::bench::all_scenarios()) ids.emplace_back(s.id);
-  bench_cmd->add_option("scenario", scenario_id, "Which scenario")->required()->check(CLI::IsMember(ids));
-  bench_cmd->add_flag("--json", bench_opts.json, "Print only the JSON line");
-  bench_cmd->add_flag("--quick", bench_opts.quick, "A short run (what CI runs)");
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Run the benchmark lab (scenarios against their peers; 'lanes bench list'), where it is installed");
+  bench_cmd->prefix_command();  // everything after `bench` goes to the lab as it is
 
   try {
     app.parse(argc, argv);
@@ -72,19 +68,14 @@ int main(int argc, char** argv) {
 
   try {
     if (demo_cmd->parsed()) return lanes::tool::run_demo(demo_opts, std::cout);
-    if (sweep_cmd->parsed()) return lanes::bench::run_s5(sweep_opts);
+    if (sweep_cmd->parsed()) return lanes::tool::run_sweep(sweep_opts, std::cout);
+    if (bench_cmd->parsed()) return lanes::tool::run_bench_lab(bench_cmd->remaining());
     if (budget_cmd->parsed()) {
       const auto b = lanes::budget::detect();
       if (budget_json) {
         lanes::tool::print_budget_json(b, std::cout);
       } else {
         lanes::tool::print_budget_text(b, std::cout);
-      }
-    }
-    if (bench_cmd->parsed()) {
-      for (const auto& s : lanes::bench::all_scenarios()) {
-        if (scenario_id == "list") std::cout << "  " << s.id << "  " << s.title << '\n';
-        if (scenario_id == s.id) return s.run(bench_opts);
       }
     }
   } catch (const lanes::config_error& e) {

@@ -1,5 +1,6 @@
-// S1 (and S2) on lanes: the seeds' experiment. Shared by `lanes demo` and
-// `lanes bench s1`.
+// S1 (and S2) on lanes: CPU work inline on the io lane against the same
+// work offloaded. Run by `lanes demo`, and by the benchmark lab's S1, which
+// adds its peers (docs/benchmarks.md).
 //
 // 64 requests are spawned at once; each evaluates the same batch of 2,000
 // u64 (evaluate(batch) = Σ f(x), in parallel over the batch on the compute
@@ -19,7 +20,12 @@
 
 #include <lanes/system.hpp>
 
-namespace lanes::bench {
+namespace lanes::tool {
+
+// S1's f: a = a * 6364136223846793005 + i for i in [0, 20000), from a = x
+// (wrapping). Compiled once, never inlined, so that every side of S1 calls
+// the same machine code.
+std::uint64_t s1_f(std::uint64_t x);
 
 enum class s1_mode { inline_on_io, offloaded, gate };
 const char* to_string(s1_mode m) noexcept;
@@ -45,7 +51,7 @@ struct s1_result {
   std::vector<s1_tick> ticks;
 };
 
-// evaluate of the batch 0..2000, and the sum over the 64 requests (SCENARIOS.md).
+// evaluate of the batch 0..2000, and the sum over the 64 requests.
 inline constexpr std::uint64_t s1_batch_checksum = 15832960220778340248ULL;
 inline constexpr std::uint64_t s1_total_checksum = 17185274149497988608ULL;
 
@@ -63,4 +69,4 @@ struct s2_result {
 };
 s2_result run_s2(system& sys, int requests);
 
-}  // namespace lanes::bench
+}  // namespace lanes::tool

@@ -1,4 +1,6 @@
-// Measurement helpers shared by the scenarios.
+// Measurement helpers (measure.hpp).
+#include "measure.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,9 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "scenario.hpp"
-
-namespace lanes::bench {
+namespace lanes::tool {
 
 namespace {
 
@@ -77,4 +77,4 @@ std::vector<double> run_isolated(const std::function<std::vector<double>()>& wor
   return numbers;
 }
 
-}  // namespace lanes::bench
+}  // namespace lanes::tool

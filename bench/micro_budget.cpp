@@ -1,5 +1,5 @@
 // What probing the machine costs at start-up: every runtime calls
-// budget::detect() once; measured here at about 0.1 ms (2026-12-02, 2-vCPU VM).
+// budget::detect() once (docs/benchmarks.md, "Start-up").
 // Peer: std::thread::hardware_concurrency(), which ignores cgroups.
 #include <benchmark/benchmark.h>
 

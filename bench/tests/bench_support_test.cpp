@@ -1,7 +1,5 @@
-// The benchmarks' own helpers: a check that is wrong would let a broken
-// ring pass S10 (is_sequence), a wrong median would misreport every
-// scenario's result.
-#include "scenario.hpp"
+// The lab's own checks: a wrong is_sequence would let a broken ring pass
+// S10.
 #include "spsc_bench_support.hpp"
 
 #include <cstdint>
@@ -54,14 +52,6 @@ TEST(IsSequence, ChecksAgainstTheGivenStart) {
 TEST(IsSequence, CountsThroughTheTopOfTheRange) {
   const std::uint64_t near_top = std::numeric_limits<std::uint64_t>::max() - 5;
   EXPECT_TRUE(is_sequence(counting(6, near_top), near_top));
-}
-
-TEST(Median, OddAndEvenCountsAndOrder) {
-  EXPECT_DOUBLE_EQ(median({}), 0.0);
-  EXPECT_DOUBLE_EQ(median({3.0}), 3.0);
-  EXPECT_DOUBLE_EQ(median({2.0, 8.0}), 5.0);
-  EXPECT_DOUBLE_EQ(median({9.0, 1.0, 5.0}), 5.0);
-  EXPECT_DOUBLE_EQ(median({4.0, 1.0, 3.0, 2.0}), 2.5);
 }
 
 }  // namespace

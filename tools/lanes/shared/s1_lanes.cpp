@@ -18,10 +18,15 @@
 #include <lanes/io/sleep.hpp>
 #include <lanes/sync/semaphore.hpp>
 
-#include "kernels.hpp"
-#include "scenario.hpp"
+#include "measure.hpp"
 
-namespace lanes::bench {
+namespace lanes::tool {
+
+__attribute__((noinline)) std::uint64_t s1_f(std::uint64_t x) {
+  std::uint64_t a = x;
+  for (std::uint64_t i = 0; i < 20000; ++i) a = a * 6364136223846793005ULL + i;
+  return a;
+}
 
 namespace {
 
@@ -142,4 +147,4 @@ s2_result run_s2(system& sys, int requests) {
   return out;
 }
 
-}  // namespace lanes::bench
+}  // namespace lanes::tool
