@@ -1,20 +1,23 @@
-// Where offload(f) sends work: the compute lane attached to the calling
-// task's runtime (lanes::system attaches its pool), else the default pool;
-// offload_blocking and spawn_blocking: the runtime's blocking lane.
+// Where offload(f) sends work: the compute lane of the calling task's
+// runtime's offload link (lanes::system installs one with its pool), else
+// the default pool; offload_blocking and spawn_blocking: the runtime's
+// blocking lane.
 #include <lanes/bridge/offload.hpp>
+
+#include <memory>
 
 #include "io/scheduler.hpp"
 
 namespace lanes::detail {
 
-compute::detail::registry* attached_compute(scheduler& s) noexcept {
-  return static_cast<compute::detail::registry*>(s.attached_compute());
+offload_link& offload_link_of(scheduler& owner) {
+  // The bridge is the one lane that installs a link (lane_link.hpp).
+  if (lane_link* link = installed_link(owner)) return static_cast<offload_link&>(*link);
+  return static_cast<offload_link&>(install_link(owner, std::make_unique<offload_link>(nullptr)));
 }
 
 compute::detail::registry& offload_target() {
-  if (scheduler* s = current_scheduler()) {
-    if (auto* r = attached_compute(*s)) return *r;
-  }
+  if (scheduler* s = current_scheduler()) return offload_link_of(*s).compute();
   return compute::detail::default_registry();
 }
 

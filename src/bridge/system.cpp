@@ -1,21 +1,21 @@
 // lanes::system: one budget, three lanes, offload wired to the pool.
 #include <lanes/system.hpp>
 
+#include <memory>
+
+#include <lanes/bridge/detail/offload_link.hpp>
 #include <lanes/config_error.hpp>
 
-#include "io/scheduler.hpp"
-
 namespace lanes {
-
-void detail::attach_compute_lane(runtime& rt, void* compute_registry) noexcept {
-  rt.scheduler_->attach_compute(compute_registry);
-}
 
 system_builder system::builder() { return system_builder(); }
 
 system::system(lanes::budget b, compute::pool pool, runtime rt) noexcept
     : budget_(std::move(b)), compute_(std::move(pool)), io_(std::move(rt)) {
-  detail::attach_compute_lane(io_, &compute::detail::registry_of(compute_));
+  // The runtime is new: no task has offloaded yet, so no link is there and
+  // this one is installed before any task runs.
+  detail::install_link(detail::scheduler_of(io_),
+                       std::make_unique<detail::offload_link>(&compute::detail::registry_of(compute_)));
 }
 
 system_builder& system_builder::budget(lanes::budget b) {

@@ -142,6 +142,8 @@ unsigned runtime::worker_count() const noexcept { return scheduler_ ? scheduler_
 runtime_metrics runtime::metrics() const {
   return detail::handle_state(scheduler_, "lanes::runtime::metrics").metrics();
 }
+detail::scheduler& detail::scheduler_of(runtime& rt) { return detail::handle_state(rt.scheduler_, "lanes::system"); }
+
 blocking_pool& runtime::blocking() { return detail::handle_state(scheduler_, "lanes::runtime::blocking").blocking(); }
 
 }  // namespace lanes

@@ -25,11 +25,9 @@ constexpr std::uint32_t maintenance_interval = 61;
 constexpr std::uint32_t global_queue_interval = 31;
 constexpr int max_lifo_polls = 3;
 // How long before a far deadline an idle worker in the driver wakes, to
-// sleep the rest in a second, short stage (scheduler::sleep). Measured on
-// the 2-vCPU VM (2026-12-05, a standalone copy of `lanes bench timers`'s
-// lanes side, p50 lateness): one stage 47-66 us; a 20 us margin 34-55,
-// 30 us 28-42, 50 us 19-27, 100 us 42-51 - a vCPU woken from a long idle
-// spell takes about this long.
+// sleep the rest in a second, short stage (scheduler::sleep): about what a
+// CPU woken from a long idle spell takes to run again (measured:
+// docs/benchmarks.md, "timers").
 constexpr std::uint64_t early_wake_ns = 50'000;
 constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
 // Timers fired per look when the worker's queue is (nearly) full: enough
@@ -89,8 +87,10 @@ bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline
   return owner.timer_register(entry, deadline_ns);
 }
 bool timer_cancel(scheduler& owner, timer_entry& entry) noexcept { return owner.timer_cancel(entry); }
-void offload_waiter_enter(scheduler& owner) noexcept { owner.offload_waiter_enter(); }
-void offload_waiter_leave(scheduler& owner) noexcept { owner.offload_waiter_leave(); }
+lane_link* installed_link(scheduler& owner) noexcept { return owner.installed_link(); }
+lane_link& install_link(scheduler& owner, std::unique_ptr<lane_link> link) noexcept {
+  return owner.install_link(std::move(link));
+}
 std::uint64_t monotonic_now_ns() noexcept { return monotonic_ns(); }
 
 // --- construction and shutdown ---------------------------------------------
@@ -125,7 +125,19 @@ scheduler::scheduler(scheduler_options options)
   }
 }
 
-scheduler::~scheduler() { shutdown(); }
+scheduler::~scheduler() {
+  shutdown();
+  delete link_.load(std::memory_order_acquire);  // the workers have stopped: nobody asks it any more
+}
+
+lane_link& scheduler::install_link(std::unique_ptr<lane_link> link) noexcept {
+  lane_link* expected = nullptr;
+  // Release: the link's fields, written before, are seen by installed_link's acquire.
+  if (link_.compare_exchange_strong(expected, link.get(), std::memory_order_acq_rel, std::memory_order_acquire)) {
+    return *link.release();
+  }
+  return *expected;  // `link` goes: the first one stays
+}
 
 void scheduler::start_threads() {
   for (auto& w : workers_) {
@@ -269,7 +281,7 @@ void scheduler::schedule(task_header& task, bool yielded, worker* const w) noexc
   // A wake from another thread pushes the task, then wakes a parked worker.
   // Between the two the task can run, complete and let block_on return, and
   // the runtime be destroyed while this call still reads idle_ and the
-  // parkers (ThreadSanitizer saw it in S7). So such a call is counted from
+  // parkers. So such a call is counted from
   // before its push (which orders the increment before the task can run)
   // to its last access, and shutdown() waits for the count to drop to zero.
   struct foreign_call {
@@ -335,17 +347,19 @@ void scheduler::unpark(unsigned worker_index) noexcept {
 
 // A task that offloaded a short function gets its result back within
 // microseconds, but a worker that parked meanwhile takes a futex or epoll
-// wake-up to resume it - 20-40 us on the VMs measured, ten times the whole
-// round trip. So while tasks wait on offloads, a worker out of work looks
-// for `offload_spin` more before it parks. Bounded and only then: a worker
-// with nothing offloaded parks at once, and one whose offloads run for
-// milliseconds spends 20 us per wake-up looking (S1: well under 1%).
-bool scheduler::spin_for_offloads(worker& w, task_header* until) noexcept {
-  constexpr std::uint64_t offload_spin_ns = 20'000;
-  if (offload_waiters_.load(std::memory_order_relaxed) == 0) return false;
-  const std::uint64_t give_up = monotonic_ns() + offload_spin_ns;
+// wake-up to resume it, several times the whole round trip (measured:
+// docs/benchmarks.md, S4). So the runtime's lane link (the bridge's, which
+// counts the tasks waiting on an offload) says how long a worker out of
+// work keeps looking before it parks. Bounded, and 0 without a link or
+// with nothing offloaded: then the worker parks at once.
+bool scheduler::look_before_park(worker& w, task_header* until) noexcept {
+  const lane_link* link = link_.load(std::memory_order_acquire);
+  if (link == nullptr) return false;
+  const std::uint64_t look_ns = link->look_before_park_ns();
+  if (look_ns == 0) return false;
+  const std::uint64_t give_up = monotonic_ns() + look_ns;
   do {
-    for (int i = 0; i < 4; ++i) cpu_relax();  // ~75 ns between looks (a pause is ~18 ns here)
+    for (int i = 0; i < 4; ++i) cpu_relax();  // a few pauses between looks
     if (any_work() || !w.pinned.empty() || stop_requested(until)) return true;
   } while (monotonic_ns() < give_up);
   return false;
@@ -372,8 +386,8 @@ void scheduler::run_worker(worker& w, task_header* until) {
   tls_scheduler = this;
   // A poll's start time is the end of the poll before it when the worker
   // went straight from one to the next (run_one reads the clock once per
-  // poll: rdtsc costs ~11 ns on this VM, and there are two polls per spawn +
-  // await); after anything else (maintenance, a search, spinning,
+  // poll: a clock read is not free in a virtual machine, and there are two
+  // polls per spawn + await); after anything else (maintenance, a search, spinning,
   // parking) it is read afresh. So busy time and the longest poll include
   // the few instructions of scheduling between two back-to-back polls.
   bool clock_fresh = false;
@@ -389,13 +403,12 @@ void scheduler::run_worker(worker& w, task_header* until) {
       clock_fresh = false;
     }
     if (task != nullptr) {
-      // Found work, from wherever: no longer searching. A worker woken for
-      // work is counted as searching, and one that found its task in its
-      // own queues used to stay counted while it ran them; with the count
-      // at its cap (half the workers) the others could neither search nor
-      // be woken, and an idle one spun through park() seeing work it was
-      // not allowed to steal (two workers, a task yielding in a loop:
-      // 300-670 ns per step against 160-180 ns on one worker).
+      // Found work, from wherever: not searching any more. A worker woken
+      // for work is counted as searching; were one that found its task in
+      // its own queues to stay counted while it ran them, with the count at
+      // its cap (half the workers) the others could neither search nor be
+      // woken, and an idle one would spin through park() seeing work it was
+      // not allowed to steal.
       if (w.searching) transition_from_searching(w);
       if (!clock_fresh) w.clock_ticks = cycle_clock::now();
       run(w, task);
@@ -403,7 +416,7 @@ void scheduler::run_worker(worker& w, task_header* until) {
       continue;
     }
     clock_fresh = false;
-    if (spin_for_offloads(w, until)) continue;
+    if (look_before_park(w, until)) continue;
     park(w, until);
   }
   if (w.searching) transition_from_searching(w);
@@ -449,8 +462,8 @@ task_header* scheduler::next_task(worker& w) noexcept {
 // Tokio's batch from the global queue: a worker whose own queue ran dry
 // moves its share of the global queue into it (at most half its capacity)
 // under one lock, instead of one lock per task. The share keeps one worker
-// from taking everything while the others look (S3: 100,000 spawned tasks
-// overflow to the global queue and were taken one lock at a time).
+// from taking everything while the others look (S3's spawned tasks
+// overflow to the global queue).
 task_header* scheduler::take_from_global(worker& w) noexcept {
   if (inject_.empty()) return nullptr;
   const std::size_t share = inject_.size() / workers_.size() + 1;
@@ -585,8 +598,8 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
     const std::uint64_t started = w.clock_ticks;  // see run_worker
     if (publish_polls_) {
       // For the stall detector (see the protocol in stall_monitor.hpp); off
-      // by default, and then these six stores are not made (S4: two polls
-      // per spawn + await).
+      // by default, and then these six stores are not made (two polls per
+      // spawn + await).
       const auto& where = task->spawned_at();
       w.current.name.store(task->name(), std::memory_order_relaxed);
       w.current.file.store(where.file_name(), std::memory_order_relaxed);
@@ -707,9 +720,8 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
       // choice reads tls_task during a wake). With tasks ready, the joiner
       // takes its turn behind them: a task awaiting many handles then finds
       // the next ones finished when it runs, instead of running between
-      // every two of them only to suspend again (100,000 spawned, then
-      // awaited, warm: 102-154 ns per await with the joiner always next,
-      // 77-105 behind the ready tasks; docs/benchmarks.md, S4).
+      // every two of them only to suspend again (measured:
+      // docs/benchmarks.md, S4).
       tls_task = &task;
       std::move(joiner).wake();
       tls_task = nullptr;
@@ -750,8 +762,7 @@ void scheduler::park(worker& w, task_header* until) {
   // Hand the driver on: this worker is about to run tasks, and a worker
   // sleeping on its futex would otherwise not watch the timers. Only after
   // this worker has left the sleepers: otherwise it could pick itself, and
-  // spin through park/unpark until the next deadline (it did: a 5 ms ticker
-  // kept a worker 40% busy).
+  // spin through park/unpark until the next deadline.
   if (watched_timers && (timers_.pending() > 0 || driver_.fd_count() > 0) && idle_.sleepers() > 0) {
     notify_parked();
   }
@@ -772,11 +783,10 @@ bool scheduler::sleep(worker& w) {
     const auto next = timers_.next_deadline();
     std::uint64_t wake_ns = next ? ns_of(*next) : 0;
     // A far deadline is slept to in two stages: early_wake_ns before it,
-    // then the rest. Waking a vCPU that has been idle a while takes tens of
-    // us; the first stage pays that before the deadline instead of after
-    // it. (Before the wheel's level 0 widened, a 200 us - 2 ms timer sat in
-    // a 64 us slot whose start woke the driver early by accident.) Costs
-    // one more timerfd arm and epoll wait per deadline, on an idle worker.
+    // then the rest. Waking a CPU that has been idle a while takes tens of
+    // microseconds; the first stage pays that before the deadline instead
+    // of after it. Costs one more timerfd arm and epoll wait per deadline,
+    // on an idle worker.
     if (next) {
       const std::uint64_t now = monotonic_ns();
       if (wake_ns > now + 2 * early_wake_ns) wake_ns -= early_wake_ns;
@@ -824,8 +834,7 @@ void scheduler::fire_timers(worker& w, bool all_shards) {
   const std::size_t batch = std::max<std::size_t>(w.queue.room(), min_timer_batch);
   timers_.advance(now, w.index, all_shards, due, batch);
   // Each wake's first touch of its task is a cache miss when the timers
-  // were set long ago (S3: 100,000 tasks woken 100 ms after their first
-  // poll): start the loads a few wakes ahead.
+  // were set long ago (S3's sleepers): start the loads a few wakes ahead.
   constexpr std::size_t ahead = 6;
   for (std::size_t i = 0; i < due.size(); ++i) {
     if (i + ahead < due.size()) due[i + ahead].to_wake.prefetch();

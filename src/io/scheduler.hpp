@@ -30,6 +30,7 @@
 #include <vector>
 
 #include <lanes/blocking/blocking_pool.hpp>
+#include <lanes/io/detail/lane_link.hpp>
 #include <lanes/io/metrics.hpp>
 #include <lanes/io/runtime.hpp>
 
@@ -174,9 +175,9 @@ class scheduler {
   void complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs = 0,
                 const worker* poller = nullptr) noexcept;
   void park(worker& w, task_header* until);
-  // Before parking while tasks wait on offloads: look for work a little
-  // longer (true: found some).
-  bool spin_for_offloads(worker& w, task_header* until) noexcept;
+  // Before parking: look for work as long as the lane link asks (true:
+  // found some).
+  bool look_before_park(worker& w, task_header* until) noexcept;
   // Parks in the driver (true: this worker watched the timers) or on its futex.
   bool sleep(worker& w);
   // Fires what is due in this worker's shard and in the others: all of
@@ -190,13 +191,9 @@ class scheduler {
 
  public:
   blocking_pool& blocking();
-  // The compute lane offload() sends work to, set once by lanes::system
-  // before any task runs (an opaque compute::detail::registry*).
-  void attach_compute(void* registry) noexcept { attached_compute_ = registry; }
-  void* attached_compute() const noexcept { return attached_compute_; }
-  // Tasks suspended on an offload right now (see spin_for_offloads).
-  void offload_waiter_enter() noexcept { offload_waiters_.fetch_add(1, std::memory_order_relaxed); }
-  void offload_waiter_leave() noexcept { offload_waiters_.fetch_sub(1, std::memory_order_relaxed); }
+  // The link another lane attached (lane_link.hpp), or nullptr.
+  lane_link* installed_link() const noexcept { return link_.load(std::memory_order_acquire); }
+  lane_link& install_link(std::unique_ptr<lane_link> link) noexcept;
 
  private:
   bool any_work() const noexcept;
@@ -241,8 +238,7 @@ class scheduler {
   blocking_pool::options blocking_options_;
   std::once_flag blocking_once_;
   std::unique_ptr<blocking_pool> blocking_;
-  void* attached_compute_ = nullptr;
-  std::atomic<std::uint32_t> offload_waiters_{0};
+  std::atomic<lane_link*> link_{nullptr};  // owned; installed once (install_link)
   // schedule() calls from threads that are not this runtime's workers (a
   // compute thread finishing an offload, a react thread, a plain thread),
   // still inside: see scheduler::schedule.

@@ -35,6 +35,7 @@
 
 #include <lanes/blocking/blocking_pool.hpp>
 #include <lanes/bridge/detail/bound_work.hpp>
+#include <lanes/bridge/detail/offload_link.hpp>
 #include <lanes/bridge/detail/offload_state.hpp>
 #include <lanes/compute/detail/entry.hpp>
 #include <lanes/compute/pool.hpp>
@@ -45,9 +46,8 @@ namespace lanes {
 
 namespace detail {
 
-// The compute lane the calling task's runtime was given (lanes::system), or nullptr.
-compute::detail::registry* attached_compute(scheduler& s) noexcept;
-// The same, falling back to the default pool.
+// The compute lane of the calling task's runtime (offload_link.hpp), or
+// the default pool outside a task.
 compute::detail::registry& offload_target();
 // The blocking pool of the runtime `owner` (created on first use).
 blocking_pool& blocking_pool_of(scheduler& owner);
@@ -102,7 +102,7 @@ class offload_awaiter : private pending_work {
   offload_awaiter(const offload_awaiter&) = delete;
   offload_awaiter& operator=(const offload_awaiter&) = delete;
   ~offload_awaiter() {
-    if (waiting_on_ != nullptr) offload_waiter_leave(*waiting_on_);
+    if (waiting_on_ != nullptr) waiting_on_->waiter_leave();
     task_header::unlink_pending(*this);
     if (state_ == nullptr) return;
     // Every path of lanes settles the work before the frame goes (the
@@ -121,6 +121,7 @@ class offload_awaiter : private pending_work {
   bool await_ready() const noexcept { return false; }
   bool await_suspend(std::coroutine_handle<> h) {
     auto& self = require_current_task("co_await lanes::offload");
+    offload_link& link = offload_link_of(*self.owner());  // before the hand-off: may throw the first time
     self.set_resume_point(h);
     // Allocated before anything is moved into it: a bad_alloc leaves the
     // work, the permit and the gate's counts as they were.
@@ -133,12 +134,12 @@ class offload_awaiter : private pending_work {
     }
     state_ = state;
     self.link_pending(*this);
-    waiting_on_ = self.owner();
-    offload_waiter_enter(*waiting_on_);
+    waiting_on_ = &link;
+    link.waiter_enter();
     return true;  // a wake that comes before we suspend is held (task_state::notified)
   }
   result_type await_resume() {
-    offload_waiter_leave(*std::exchange(waiting_on_, nullptr));
+    std::exchange(waiting_on_, nullptr)->waiter_leave();
     task_header::unlink_pending(*this);
     return state_->take();
   }
@@ -157,7 +158,7 @@ class offload_awaiter : private pending_work {
   std::shared_ptr<gate_state> gate_;
   semaphore_permit permit_;
   offload_outcome<result_type>* state_ = nullptr;
-  scheduler* waiting_on_ = nullptr;  // counted as an offload waiter there until resumed or destroyed
+  offload_link* waiting_on_ = nullptr;  // counted as an offload waiter there until resumed or destroyed
 };
 
 template <class F, class... Args>

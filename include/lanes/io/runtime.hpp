@@ -42,8 +42,10 @@ using unhandled_exception_handler = std::function<void(std::exception_ptr, const
 class runtime;
 
 namespace detail {
-// lanes::system gives its runtime the compute pool offload() uses.
-void attach_compute_lane(runtime& rt, void* compute_registry) noexcept;
+class scheduler;
+// The scheduler behind a runtime, for the bridge (lanes::system); a
+// runtime_misuse for an empty (moved-from) runtime.
+scheduler& scheduler_of(runtime& rt);
 }  // namespace detail
 
 class runtime_builder {
@@ -143,7 +145,7 @@ class runtime {
 
  private:
   friend class runtime_builder;
-  friend void detail::attach_compute_lane(runtime& rt, void* compute_registry) noexcept;
+  friend detail::scheduler& detail::scheduler_of(runtime& rt);
   explicit runtime(std::unique_ptr<detail::scheduler> s) noexcept;
   void check_block_on_allowed() const;
   std::unique_ptr<detail::scheduler> scheduler_;

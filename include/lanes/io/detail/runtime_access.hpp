@@ -64,9 +64,4 @@ bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w);
 // Takes back the waker of `direction` if it still wakes `task`.
 void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept;
 
-// A task suspends on an offload to another lane / comes back from it: a
-// worker out of work looks a little longer before parking meanwhile.
-void offload_waiter_enter(scheduler& owner) noexcept;
-void offload_waiter_leave(scheduler& owner) noexcept;
-
 }  // namespace lanes::detail
