@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build the `lanes` command, run it.
-# Arguments go to the command (default: demo, the seeds' experiment).
+# Arguments go to the command (default: demo).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The checks that .clang-format and .clang-tidy describe (STYLE.md: both are
-# checked in and used). Installs what is missing with apt first.
+# The checks that .clang-format and .clang-tidy describe (CONTRIBUTING.md:
+# both are checked in and used). Installs what is missing with apt first.
 #   lint.sh          the format check, then clang-tidy over the library: every
 #                    file of src/ and the public headers they include (4.5 min
 #                    of CPU, 2.5 min on 2 cores; it configures the release

@@ -29,8 +29,8 @@ task<void> sleeper() { co_await sleep(100ms); }
 
 // Wall ms, bytes per task; and of the wall time, the ms spent mapping,
 // populating and first writing fresh frame memory, and how many MiB of it
-// (a fresh process has none: on a VM this cost depends on whether the host
-// still backs the pages the guest hands out, docs/benchmarks.md).
+// (a fresh process has none: in a virtual machine this cost depends on
+// whether the host still backs the pages the guest hands out).
 std::vector<double> lanes_side(int tasks, unsigned workers) {
   auto rt = runtime::multi_thread().worker_threads(workers).build();
   rt.block_on([]() -> task<void> { co_return; }());  // workers started and warm

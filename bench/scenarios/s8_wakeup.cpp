@@ -72,10 +72,8 @@ percentiles summarize(std::vector<std::int64_t> samples) {
 // How the sender spends the ~100 us between messages. The consumer sees
 // the same quiet either way; what differs is the state the sender sends
 // from. Back from nanosleep, it sends with what the kernel's sleep path
-// and whatever ran meanwhile left of its caches: on the 2-vCPU VM that adds
-// 60-230 ns to the p50 of the spinning rows (2026-12-06, across cores:
-// react 371-532 against 300-321 with a spinning sender, boost 602-662
-// against 441-490). A sender that spins through the idle is the react
+// and whatever ran meanwhile left of its caches, which adds to the p50 of
+// the spinning rows (docs/benchmarks.md, S8). A sender that spins through the idle is the react
 // lane's own case (a feed handler polling its NIC), so the spinning rows
 // are measured both ways; the parking rows only with the sleeping sender.
 enum class sender_idle { sleeps, spins };

@@ -20,8 +20,8 @@ double seconds_of(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The fastest of `reps` calls of f. The short data-parallel rows (a 2 ms
-// sum) are stretched now and then by a vCPU the host did not run; every
+// The fastest of `reps` calls of f. The short data-parallel rows (a sum of
+// milliseconds) are stretched now and then by a vCPU the host did not run; every
 // side of a row is measured this way, after the same warm-up call.
 inline constexpr int short_row_reps = 5;
 template <class F>

@@ -71,9 +71,8 @@ double cache_line_round_trip_ns(std::uint64_t trips) {
   count ab_seen, ba_seen;
   const auto send = [](line& l) { return [&l](std::uint64_t v) { l.value.store(v + 1, std::memory_order_release); }; };
   // Spins with the pause every consumer in these benches uses: without
-  // one the round trip measured longer (607-667 ns against 492-604, 2-vCPU
-  // guest, 2026-12-05), the spinner's loads contending with the writer's
-  // claim on the line.
+  // one the round trip is longer, the spinner's loads contending with the
+  // writer's claim on the line.
   const auto receive = [](line& l, count& c) {
     return [&l, &c] {
       const std::uint64_t expected = ++c.seen;

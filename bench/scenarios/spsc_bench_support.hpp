@@ -53,8 +53,7 @@ void warm_up_and_meet(std::atomic<int>& arrived);
 // Ping-pong: a pinger on the first CPU sends i, a ponger on the second
 // sends it back; ns per round trip. A template, so that the four callables
 // are called directly: through std::function objects (which sit on the
-// pinger's stack) a bare cache line's round trip measured 954 ns against
-// 617-639 called directly, on the 2-vCPU guest of 2026-12-05.
+// pinger's stack) a bare cache line's round trip is markedly slower.
 template <class SendAB, class ReceiveAB, class SendBA, class ReceiveBA>
 double round_trip_ns(std::uint64_t trips, SendAB send_ab, ReceiveAB receive_ab, SendBA send_ba, ReceiveBA receive_ba) {
   std::atomic<int> arrived{0};
@@ -85,11 +84,9 @@ double cache_line_round_trip_ns(std::uint64_t trips);
 
 // Whether `values` are first, first + 1, ...: the batched consumers' check
 // of every value, lanes' and boost's alike. Four values per step and no
-// early exit: a loop that returned at the first mismatch took 0.64 ns per
-// value from L1 here (at most ~1,560 M values/s, one thread alone), which
-// bounded lanes' batched reader with the vCPUs on SMT siblings (~1,700 M
-// msgs/s), not the ring; this one takes 0.32 ns. (g++ -O2 does not
-// vectorise the one-value loop of unknown length: 0.36-0.63 ns.)
+// early exit: a loop that returns at the first mismatch is slow enough to
+// bound lanes' batched reader, not the ring, and g++ -O2 does not
+// vectorise the one-value loop of unknown length.
 inline bool is_sequence(std::span<const std::uint64_t> values, std::uint64_t first) {
   std::uint64_t wrong = 0;
   std::size_t k = 0;

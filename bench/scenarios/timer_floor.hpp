@@ -6,9 +6,9 @@
 // priority the runtime measured beside it gives its compute threads (a
 // compute pool of that size and priority, each thread spinning in one job). A runtime's tick
 // later than the floor is the runtime's doing; one within it is the
-// machine's. On the 2-vCPU VMs measured, a spinning thread alone sees gaps of
-// 1-2 ms a few times a second (the host deschedules the vCPU), so the floor's
-// worst tick is in milliseconds however good the runtime.
+// machine's. In a virtual machine a spinning thread alone can see gaps of
+// milliseconds (the host deschedules the vCPU), so the floor's worst tick
+// can be in milliseconds however good the runtime.
 #pragma once
 
 #include <chrono>

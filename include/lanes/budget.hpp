@@ -112,7 +112,7 @@ env_lookup process_environment();
 inline constexpr unsigned max_cpus = 4096;
 inline constexpr unsigned max_lane_threads = 4096;
 inline constexpr unsigned max_blocking_threads = 65536;
-inline constexpr unsigned default_blocking_max = 512;  // Tokio's default, as the seeds recommend
+inline constexpr unsigned default_blocking_max = 512;  // Tokio's default
 
 class budget_builder {
  public:

@@ -104,7 +104,7 @@ bool blocking_pool::submit(detail::blocking_job&& job) {
   if (state_->idle >= state_->queue.size()) {
     // An idle thread is free for it. Signalled after unlocking: a thread
     // woken while the mutex is still held would only block on it and need
-    // a second wake-up (each one costs microseconds on a VM).
+    // a second wake-up.
     lock.unlock();
     state_->work_ready.notify_one();
   } else if (state_->threads < state_->opts.max_threads) {

@@ -5,11 +5,11 @@
 // `idle_spin` (the first `spin_for` with a pause between looks, then
 // yielding the CPU) before it announces itself asleep. A fork-join program
 // produces work in bursts, and waking a sleeping thread is slow where it
-// matters: on the 2-vCPU VMs measured, a futex wake-up to running took
-// 30-600 us, so a pool whose workers slept between two parallel calls
-// lost up to a quarter of a 2.5 ms Σx² (docs/benchmarks.md, S9). 100 us of
-// looking covers back-to-back calls; it costs an idle pool 100 us of
-// yielding after each burst, and compute threads run below the io lane's
+// matters: a futex wake-up to running can take hundreds of microseconds
+// in a virtual machine, so a pool whose workers slept between two
+// parallel calls loses a large share of a short one (measured:
+// docs/benchmarks.md, S9). `idle_spin` of looking covers back-to-back
+// calls; it costs an idle pool that much yielding after each burst, and compute threads run below the io lane's
 // priority (pool.hpp: thread_priority) so that io workers preempt them
 // meanwhile.
 #include <lanes/compute/detail/worker.hpp>
@@ -29,13 +29,13 @@ constexpr std::chrono::microseconds idle_spin{100};
 constexpr unsigned steal_every = 32;
 
 // Counts the rounds of one idle spell; false once it has lasted idle_spin.
-// The first `spin_for` only pause between looks: a sched_yield costs about
-// 1.1 us on the VMs measured even with nothing else to run, and work that
-// lands during one waits for it to return (the offload round trip, S4).
-// While pausing, a worker tries to steal only every `steal_every` rounds
-// (~0.6 us): a thief that reads a busy worker's deque indices every few
-// nanoseconds takes their cache lines from it on every push and pop (a
-// join of two trivial closures on two threads cost 4x more).
+// The first `spin_for` only pause between looks: a sched_yield costs a
+// microsecond or so even with nothing else to run, and work that lands
+// during one waits for it to return (the offload round trip, S4). While
+// pausing, a worker tries to steal only every `steal_every` rounds: a
+// thief that reads a busy worker's deque indices every few nanoseconds
+// takes their cache lines from it on every push and pop (measured: the
+// join cost of S9).
 class idle_spell {
  public:
   bool keep_looking() noexcept {

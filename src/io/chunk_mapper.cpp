@@ -9,22 +9,19 @@
 // refused and the chunk gets small pages).
 //
 // Then every 4 KiB page of the chunk is written once, and that is part of
-// what a chunk costs. On the VMs lanes is measured on, a guest page that is
+// what a chunk costs. In some virtual machines a guest page that is
 // populated is not yet backed by the host: the guest kernel maps 4 KiB
-// pages without writing them (these guests boot with pvm_no_zero_page=1,
-// apparently leaving the zeroing to the host), and the host backs each
-// one on its first write, at ~4.5 us a page. Populating 2 MiB in small
-// pages took 0.3-0.5 ms, and the first writes after it 2.2-2.7 ms more
-// (2026-12-07, /tmp program, 16 chunks per process): a cost that used to
-// land on the spawns that first wrote a frame there, while the chunk was
-// timed as cheap. A huge page is zeroed by the guest as it is populated,
-// so its cost shows at once: ~0.15 ms when the host still backs it,
-// 3.1-4.4 ms when it does not (Linux's free page reporting hands free
-// blocks back to the host a couple of seconds after they are freed).
-// Written, 32 MiB cost 43-48 ms in small pages in every run, and 4-53 ms
-// in huge pages depending on what ran before. Each chunk is timed, and the
-// next one takes the kind that cost less last time; huge pages that lost
-// are tried again a second later.
+// pages without writing them (with pvm_no_zero_page=1, for one, the
+// zeroing is left to the host), and the host backs each one on its first
+// write. Unwritten, that cost would land on the spawns that first write a
+// frame there, while the chunk was timed as cheap. A huge page is zeroed
+// by the guest as it is populated, so its cost shows at once: small when
+// the host still backs it, larger than small pages when it does not
+// (Linux's free page reporting hands free blocks back to the host seconds
+// after they are freed). Which kind is cheaper therefore depends on what
+// ran before (measured: docs/benchmarks.md, S3). Each chunk is timed, and
+// the next one takes the kind that cost less last time; huge pages that
+// lost are tried again a second later.
 #include "io/chunk_mapper.hpp"
 
 #include <sys/mman.h>

@@ -1,7 +1,7 @@
 // chunk_mapper: fresh memory for the frame allocator (frame_allocator.cpp),
 // mapped already populated and written once per page, so that spawning
-// many tasks does not take a page fault per 4 KiB of frames (in the guest,
-// or in the host that backs it: chunk_mapper.cpp). A 2 MiB chunk is
+// many tasks does not take a page fault per 4 KiB of frames (in a virtual
+// machine's guest, or in the host that backs it: chunk_mapper.cpp). A 2 MiB chunk is
 // populated either as one transparent huge page or as 512 small pages,
 // whichever the last chunks showed to be cheaper here (see
 // chunk_mapper.cpp for why that varies).

@@ -2,10 +2,10 @@
 // free lists by size class, refilled from a shared pool and, when that is
 // empty too, carved from chunks mapped already populated.
 //
-// Why chunks: on the VMs measured a first-touch page fault costs 10-14 us,
-// so 100,000 fresh frames (~45 MB) spent ~120 ms in faults - half of S3's
-// wall time. Mapping a chunk with MAP_POPULATE fills its pages in one
-// system call, at about half the cost (docs/benchmarks.md, S3). Chunks
+// Why chunks: a first-touch page fault costs microseconds in a virtual
+// machine, and a page per few frames adds up to a large share of S3's wall
+// time. Mapping a chunk with MAP_POPULATE fills its pages in one system
+// call, at a fraction of the cost (measured: docs/benchmarks.md, S3). Chunks
 // grow from 64 KiB to 2 MiB per thread; a 2 MiB chunk is populated as a
 // transparent huge page when those are cheap here, and in 4 KiB pages when
 // they are not (chunk_mapper.cpp says when, and why it varies).
@@ -22,7 +22,7 @@
 // class), so that taking a batch is one pop: moving 256 blocks one by one
 // off a single list read each block's link, 256 dependent cache misses
 // under the mutex, since blocks wait in the pool long enough to go cold
-// (100,000 tasks spawned, then all awaited, round after round). The walk
+// (many tasks spawned, then all awaited, round after round). The walk
 // that splits a batch off a thread's list happens on the freeing side,
 // before the lock, over blocks that were just freed there.
 #include <lanes/io/detail/frame_allocator.hpp>
@@ -106,7 +106,7 @@ struct block_list {
 // `stocked` has a bit per class whose list is not empty, written under the
 // mutex. pop() looks at it first and skips the mutex for an empty class: a
 // thread that spawns faster than its tasks finish carves every block, and
-// each carve used to lock and unlock it (S3: 200,000 carves). The look is
+// each carve would lock and unlock it. The look is
 // relaxed: a bit read stale only makes one carve of new memory where a
 // chain had just come back; a set bit is checked again under the mutex.
 struct shared_pool {
@@ -172,7 +172,7 @@ class thread_cache;
 // The calling thread's cache once a slow path has made it (null before,
 // and again once it is destroyed). A plain pointer: reading it needs no
 // lazy-initialisation check, so the fast paths below make no call and save
-// no registers (callgrind, S4: ~60 instructions fewer per spawn + await).
+// no registers (measured with callgrind: docs/benchmarks.md, S4).
 thread_local constinit thread_cache* current_cache = nullptr;
 thread_local constinit bool cache_gone = false;  // this thread's cache was destroyed (thread exit)
 
@@ -204,7 +204,7 @@ class thread_cache {
   // block. Out of line, so that allocate_frame's fast path stays a leaf and
   // reaches this by a tail call, without the first-use checks of
   // allocate_slow (a thread that spawns faster than its tasks finish
-  // comes here for every frame and header: S3's 200,000).
+  // comes here for every frame and header, as in S3).
   [[gnu::noinline]] void* refill(std::size_t c) {
     if (free_chain* chain = pool_.pop(c)) {
       lists_[c].adopt(chain);

@@ -18,9 +18,8 @@
 //    makes (4) visible to that searcher's (3).
 // Why the fence form: (5) runs on every push of a worker's own queue (each
 // yield, each spawn), and an RMW takes num_searching's cache line
-// exclusive, so two busy workers passed it back and forth on every push
-// (two workers, a task yielding in a loop: 250 ns per step against 165 on
-// one worker; a load leaves the line shared in both caches).
+// exclusive, so two busy workers would pass it back and forth on every
+// push; a load leaves the line shared in both caches.
 //
 // Searching is bounded: at most half the workers search at once (Tokio's
 // rule), so a burst of wake-ups does not turn into a herd of stealers.

@@ -15,8 +15,8 @@
 //           checks tail - steal < capacity (acquire on head, pairing with the
 //           stealer's acq_rel CAS that finishes the steal).
 // Slots are relaxed atomics: the index protocol orders them.
-// Capacity 256 is Tokio's; measured there as enough to absorb bursts
-// without the overflow path, small enough to steal from cheaply.
+// Capacity 256 is Tokio's: enough to absorb bursts without the overflow
+// path, small enough to steal from cheaply.
 #pragma once
 
 #include <array>
@@ -43,7 +43,7 @@ class local_queue {
   task_header* pop() noexcept;
   // Owner only: starts loading the header of the task pop() would return
   // next, so that it arrives while the current task runs (a queue of cold
-  // tasks, as S3's 100,000 first polls: each header was a cache miss).
+  // tasks, as S3's first polls, where each header is a cache miss).
   // A thief may take that task meanwhile; a prefetch never faults.
   void prefetch_front() const noexcept;
   // Owner only, and only where no other worker exists to steal (a runtime

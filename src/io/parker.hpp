@@ -20,9 +20,8 @@ class parker {
   bool is_set() const noexcept { return token_.load(std::memory_order_seq_cst) == notified; }
   // The token says when the worker waits on the futex (`sleeping`), so that
   // set() makes a futex system call only then. libstdc++'s notify_one()
-  // decides from a table of waiters shared by hashed addresses, and made
-  // the call on every unpark of a worker sleeping in the driver (strace:
-  // one FUTEX_WAKE per spawn_blocking round trip, ~1.5 us on the VMs here).
+  // decides from a table of waiters shared by hashed addresses, and makes
+  // the call on every unpark of a worker sleeping in the driver.
   void sleep_on_futex() noexcept {
     std::uint32_t s = empty;
     if (token_.compare_exchange_strong(s, sleeping, std::memory_order_acquire, std::memory_order_acquire)) {

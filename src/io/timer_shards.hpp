@@ -2,19 +2,16 @@
 // behind its own lock (Tokio shards its wheels the same way since 1.39).
 //
 // Why: with one wheel and one mutex, two workers registering timers at
-// once (every first poll of a sleeper, every request with a timeout) took
-// turns on the lock, its cache line crossed cores on every insert, and a
-// contended std::mutex makes futex calls (S3 run on two workers: a first
-// poll cost ~1 us instead of ~0.2). A worker now inserts into its own
-// shard, whose lock nobody else wants except to cancel a timer that
+// once (every first poll of a sleeper, every request with a timeout) would
+// take turns on the lock, its cache line would cross cores on every
+// insert, and a contended std::mutex makes futex calls. A worker inserts
+// into its own shard, whose lock nobody else wants except to cancel a timer that
 // migrated with its task, or to fire.
 //
 // The lock is a spin_lock: it is taken for a few instructions per insert
 // and cancel, almost never contended, and a std::mutex's lock and unlock
-// were two atomic read-modify-writes and two calls each time (`lanes
-// bench timeouts`-shaped loop, one timer armed and cancelled per step:
-// 120-142 ns per step against 134-138 with the mutex on one worker,
-// 71-76 against 78-84 on two). The longest hold is a firing, bounded by
+// are two atomic read-modify-writes and two calls each time (measured:
+// docs/benchmarks.md, "timeouts"). The longest hold is a firing, bounded by
 // the run queue's room (plus a coarse slot cascaded out of order).
 //
 // Who touches what: an entry records its shard, so cancel() locks the

@@ -101,9 +101,9 @@ bool timer_wheel::slot_passed(const timer_entry& entry) const noexcept {
 // A slot's list is in insertion order: appended at the tail, which the
 // head's `prev` points to (the tail's `next` is null). Entries then come
 // out of a slot in the order they went in - for timers of one duration,
-// deadline order - so advance() rarely has to sort what it found (S3's
-// 100,000 sleeps came out of each coarse slot newest first, and sorting
-// them cost more than the rest of the firing).
+// deadline order - so advance() rarely has to sort what it found (in
+// newest-first order, sorting many sleeps of one duration costs more than
+// the rest of the firing).
 void timer_wheel::link(timer_entry& entry, int lvl, int slot) noexcept {
   timer_entry*& list = head(lvl, slot);
   entry.next = nullptr;

@@ -13,9 +13,9 @@
 // Why level 0 is wide: every cascade walks the slot's list, one cache miss
 // per entry (an entry lives in its task's frame), and the walks are
 // pointer chases that nothing can prefetch. With 64 one-tick slots a
-// 100 ms sleep was walked three times (two cascades and the firing: S3's
-// 100,000 sleepers spent ~11 ms of wheel time per run); with 4096 it is
-// walked twice, and a timer under 4 ms is never cascaded.
+// 100 ms sleep would be walked three times (two cascades and the firing);
+// with 4096 it is walked twice, and a timer under 4 ms is never cascaded
+// (measured: docs/benchmarks.md, S3).
 //
 // The run: a coarse slot whose list is in deadline order (timers of one
 // duration, set one after another: the common case) is not cascaded at
@@ -62,10 +62,9 @@ class timer_wheel {
   // At most about `limit` (one slot of one tick may overshoot it): then the
   // wheel's time stops short of `now`, and next_deadline() says what is
   // still due. The scheduler fires in batches that its run queue can hold,
-  // so that a task is polled soon after its wake touched it (S3's 100,000
-  // timers came due faster than one worker ran them: woken all at once,
-  // each went cold again in the queue, and the list of due timers grew to
-  // megabytes of freshly faulted memory).
+  // so that a task is polled soon after its wake touched it: many timers
+  // due at once, all woken, would each go cold again in the queue, and the
+  // list of due timers would grow to megabytes of fresh memory.
   void advance(std::uint64_t now, std::vector<due_timer>& due, std::size_t limit = SIZE_MAX);
   // Puts due[from..] in deadline order, ties kept in the order found.
   static void sort_by_deadline(std::vector<due_timer>& due, std::size_t from);

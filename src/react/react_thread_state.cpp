@@ -26,8 +26,8 @@ struct totals {
 // What the wait strategy sees: the live inputs, stop, and the parker.
 // ready() spins on each input's empty_watch, taken when the idle spell
 // began (watch()): plain loads, no virtual call per spin - with one, the
-// slot prefetch stopped overlapping the tail's miss and a wake-up cost
-// ~130 ns more across cores (S8, 2-vCPU VM).
+// slot prefetch stops overlapping the tail's miss and a wake-up costs more
+// across cores (measured: docs/benchmarks.md, S8).
 class react_thread_state::idle final : public idle_context {
  public:
   idle(react_thread_state& owner, std::vector<react_input*>& live) : owner_(owner), live_(live) {

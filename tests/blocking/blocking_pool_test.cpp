@@ -66,9 +66,9 @@ TEST(BlockingPool, IdleThreadsRetire) {
 
 // A keep-alive and a shutdown timeout of milliseconds::max() mean "for
 // good": an idle thread stays, and shutdown waits for the running job
-// instead of reporting it. (Both used to overflow inside the condition
-// variable's wait_for, into a deadline already past: the thread retired
-// at once and shutdown gave up at once.)
+// instead of reporting it. (Neither may overflow inside the condition
+// variable's wait_for into a deadline already past, which would retire
+// the thread at once and make shutdown give up at once.)
 TEST(BlockingPool, DurationsBeyondTheClocksRangeMeanForGood) {
   std::atomic<bool> finished{false};
   blocking_pool pool({.max_threads = 1,

@@ -105,8 +105,8 @@ TEST(CancellationToken, ManyThreadsCancelAndBranchAtOnce) {
 }
 
 // A token is a shared handle: moving one copies it, so the moved-from
-// token is still the same token (it used to be empty, and every call on
-// it dereferenced nothing).
+// token is still the same token (not an empty one on which every call
+// would dereference nothing).
 TEST(CancellationToken, AMovedFromTokenIsStillTheToken) {
   cancellation_token token;
   cancellation_token moved = std::move(token);

@@ -493,8 +493,8 @@ struct counts_frame_end {
 // worker polls their task, among plain sleeps due in the same slots, with
 // a quarter of the loops aborted at random: no timer is lost (every plain
 // sleeper wakes, every loop that was not aborted ends at its deadline), and
-// every loop ends exactly once. A kept sleep re-armed while its timer was
-// still linked used to cut its slot's list (tests/compose/select_test.cpp).
+// every loop ends exactly once. A kept sleep re-armed while its timer is
+// still linked must not cut its slot's list (tests/compose/select_test.cpp).
 task<int> loop_until_kept_deadline(clock::time_point deadline, unsigned seed, counts_frame_end) {
   std::mt19937 rng(seed);
   auto kept = sleep_until(deadline);

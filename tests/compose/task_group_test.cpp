@@ -81,8 +81,8 @@ TEST(TaskGroup, AFailureCancelsTheRestAndAllFailuresAreKept) {
 // certain: the first child's poll ends with its completion before the
 // second child runs again. On two workers it does not: the flag is set
 // while the first child unwinds, before its completion reaches the group,
-// and ThreadSanitizer's slowness once let the second complete first (CI,
-// 2026-12-05). There the test checks what is certain: both kept, and what
+// and ThreadSanitizer's slowness can let the second complete first. There
+// the test checks what is certain: both kept, and what
 // join() threw is the first one kept.
 TEST(TaskGroup, WaitRestKeepsEveryFailureInOrder) {
   for (const bool one_thread : {true, false}) {

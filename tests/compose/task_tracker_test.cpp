@@ -15,8 +15,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// An empty task is refused at the call, as lanes::spawn refuses it (it
-// used to be spawned, counted, and fail inside its wrapper).
+// An empty task is refused at the call, as lanes::spawn refuses it, not
+// spawned, counted, and failed inside its wrapper.
 TEST(TaskTracker, AnEmptyTaskIsRefusedAtTheCall) {
   auto rt = runtime::current_thread().build();
   rt.block_on([]() -> task<void> {

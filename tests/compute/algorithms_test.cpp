@@ -51,7 +51,7 @@ class Algorithms : public ::testing::TestWithParam<bool> {
 };
 
 // No piece is cut below the grain, however large the grain: 2 * grain
-// used to wrap to 0 for a grain of 2^63, and every piece split.
+// must not wrap to 0 for a grain of 2^63 and split every piece.
 TEST(AlgorithmsSplitter, NoPieceIsCutBelowTheGrain) {
   for (std::size_t grain : {std::size_t{1}, std::size_t{16}, std::size_t{1} << 63, SIZE_MAX}) {
     for (std::size_t len : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{31}, std::size_t{32},
@@ -81,8 +81,8 @@ TEST_P(Algorithms, ForEachAndTransformVisitEveryElementOnce) {
 
 // The identity seeds every piece. One whose moved-from state is not
 // itself (four zero counters: moved from, an empty vector) must reach
-// every leaf intact; each leaf used to copy it after it had been moved
-// into the driver, and started from an empty vector.
+// every leaf intact: a leaf that copied it after it had been moved into
+// the driver would start from an empty vector.
 TEST_P(Algorithms, AnIdentityUnlikeItsMovedFromStateSeedsEveryPiece) {
   using counts = std::vector<long>;
   const auto add = [](counts a, const counts& b) {

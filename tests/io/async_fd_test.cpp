@@ -121,9 +121,9 @@ TEST_P(AsyncFdBothFlavors, AWriteWaitsForRoomWhenTheSocketIsFull) {
   EXPECT_GE(total, 4U * 1024 * 1024);
 }
 
-// One task at a time may wait for each direction. A second waiter used to
-// take the first one's place in silence: the first waited for good, and
-// when it was cancelled it took the second one's waker with it.
+// One task at a time may wait for each direction. A second waiter that
+// took the first one's place in silence would leave the first waiting for
+// good, and its cancellation would take the second one's waker with it.
 TEST_P(AsyncFdBothFlavors, TwoReadersAtOnceIsAClearError) {
   auto rt = make();
   socket_pair sp;
@@ -156,7 +156,7 @@ TEST_P(AsyncFdBothFlavors, ASecondAsyncFdForOneDescriptorIsAClearError) {
 }
 
 // An async_fd kept past its runtime (in an object that lives longer)
-// deregisters into nothing: it used to reach into the freed driver.
+// deregisters into nothing, never into the freed driver.
 TEST(AsyncFd, OutlivingItsRuntimeIsSafe) {
   socket_pair sp;
   std::optional<async_fd> kept;

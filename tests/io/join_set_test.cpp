@@ -128,8 +128,8 @@ TEST_P(JoinSetBothFlavors, AssigningOverASetAbortsItsMembers) {
 }
 
 // A spawn that is refused (an empty task, no io task to spawn from) leaves
-// the set as it was. It used to count a member that never existed, which
-// join_next then reported as cancelled.
+// the set as it was: no member that never existed, which join_next would
+// report as cancelled.
 TEST_P(JoinSetBothFlavors, ARefusedSpawnLeavesTheSetAsItWas) {
   auto rt = make();
   join_set<int> set;
@@ -147,10 +147,9 @@ TEST_P(JoinSetBothFlavors, ARefusedSpawnLeavesTheSetAsItWas) {
 
 // The address space capped just above what the process maps: a spawn
 // whose task header or wrapper frame cannot be allocated throws
-// std::bad_alloc, and the set is as it was. The wrapper used to be made
-// (and counted) before the header was allocated, and a wrapper destroyed
-// unstarted records a cancelled member: each such spawn left a phantom that
-// join_next reported as task_cancelled. The tasks are made before the cap,
+// std::bad_alloc, and the set is as it was. A wrapper made (and counted)
+// before the header is allocated, then destroyed unstarted, would record a
+// cancelled member: a phantom that join_next reports as task_cancelled. The tasks are made before the cap,
 // so that the allocations that fail are the spawn's own.
 task<int> one() { co_return 1; }
 
@@ -195,8 +194,9 @@ TEST(JoinSet, ASpawnThatRunsOutOfMemoryLeavesTheSetAsItWas) {
 }
 
 // One task at a time may wait in join_next: the set keeps one waker, and a
-// second waiter used to replace the first, which then waited for good (and
-// its cancellation later took the other's waker: a use after free).
+// second waiter that replaced the first would leave it waiting for good
+// (and its cancellation would later take the other's waker: a use after
+// free).
 TEST_P(JoinSetBothFlavors, TwoTasksInJoinNextAtOnceIsAClearError) {
   auto rt = make();
   rt.block_on([]() -> task<void> {

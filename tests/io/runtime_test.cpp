@@ -292,8 +292,8 @@ TEST_P(BothFlavors, ATaskAwaitingItsOwnHandleIsAClearError) {
 }
 
 // finished() leaves the outcome, so a handle may be awaited again, but by
-// one task at a time: a second waiter used to replace the first one's
-// waker, and the first waited for good.
+// one task at a time: a second waiter that replaced the first one's waker
+// would leave the first waiting for good.
 TEST_P(BothFlavors, TwoTasksAwaitingOneHandleAtOnceIsAClearError) {
   auto rt = make();
   rt.block_on([]() -> task<void> {
@@ -328,8 +328,8 @@ TEST(Runtime, AMovedFromRuntimeIsEmpty) {
 }
 
 // A task that drops the last owner of its runtime: the runtime cannot join
-// the worker it is destroyed on. A clear message and abort, where the
-// process used to terminate on "Resource deadlock avoided".
+// the worker it is destroyed on. A clear message and abort, not a
+// termination on "Resource deadlock avoided".
 TEST(RuntimeDeathTest, DestroyedOnItsOwnWorkerAbortsWithAClearMessage) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
@@ -386,10 +386,9 @@ TEST(Runtime, ShutdownCancelsPendingTasksAndRunsTheirDestructors) {
 
 // A wake from another thread schedules the task, then wakes a parked
 // worker; the task can complete and the runtime be destroyed in between.
-// The runtime must wait for that call to leave. ThreadSanitizer reported
-// the read of freed memory in S7 (CI, 2026-12-03); this loop walks the same
-// path but hits the window only rarely (it did not in 900 runs without the
-// fix), so it guards the path rather than proving the fix.
+// The runtime must wait for that call to leave. This loop walks that path
+// but hits the window only rarely, so it guards the path rather than
+// proving the wait.
 TEST(Runtime, DestroyedRightAfterAForeignWake) {
   for (int i = 0; i < 300; ++i) {
     auto rt = std::make_unique<runtime>(multi(2));

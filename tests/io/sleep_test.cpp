@@ -75,9 +75,9 @@ TEST(Sleep, OneThreadWakesInDeadlineOrder) {
   // only thread is held past every deadline, so they are all due at the
   // next look. A run in which the thread was held up before the timers
   // were all set (then one may fire on its own) tests nothing: it is run
-  // again. Until 2026-12-03 this test used relative sleeps and passed on
-  // timing: timers found due together in a coarse slot of the wheel came
-  // out in list order (ThreadSanitizer's slowness showed 1, 2, 5, 3, 4).
+  // again. Relative sleeps would make the test pass on timing: timers
+  // found due together in a coarse slot of the wheel come out in list
+  // order unless the wheel sorts them.
   for (int attempt = 0; attempt < 20; ++attempt) {
     auto rt = runtime::current_thread().build();
     std::vector<int> order;

@@ -254,7 +254,7 @@ TEST(Interval, SkipFromTheStartOfTheClockLandsOnTheGridAfterNow) {
 }
 
 // Two tasks sharing one interval: the second tick awaited while the first
-// waits is refused (it used to advance the schedule beside the first, a
+// waits is refused (advancing the schedule beside the first would be a
 // data race on two workers). Once the first waiter is gone - here aborted -
 // the interval ticks again, its schedule untouched.
 TEST(Interval, ASecondTaskAwaitingATickIsMisuse) {
@@ -321,8 +321,8 @@ TEST(Interval, ATickAwaitedWhileAnotherIsHeldIsMisuse) {
 }
 
 // A pending tick refers to its interval: moving either side of a move
-// while one is pending is refused (it used to move, and the tick then
-// advanced, or outlived, the interval it was taken from).
+// while one is pending is refused (after a move the tick would advance, or
+// outlive, the interval it was taken from).
 TEST(Interval, MovingAnIntervalWhileATickIsPendingIsMisuse) {
   auto rt = runtime::current_thread().build();
   rt.block_on([]() -> task<void> {

@@ -121,8 +121,8 @@ TEST(ReactThread, ServesSeveralInputsOfDifferentTypes) {
 }
 
 // spin_then_park(nanoseconds::max()) spins through every idle spell: its
-// spin deadline is pinned at "never" (it used to overflow into the past,
-// and the thread parked after its first 64 spins).
+// spin deadline is pinned at "never" (an overflow into the past would
+// park the thread after its first 64 spins).
 TEST(ReactThread, ASpinForBeyondTheClocksRangeNeverParks) {
   auto numbers = spsc_ring<int>::make(64, parkable);
   long sum = 0;

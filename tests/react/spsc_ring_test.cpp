@@ -196,7 +196,7 @@ TEST(SpscRing, HandlesKeepTheRingAliveAndSayWhenTheOtherSideIsGone) {
 
 // An empty handle (default-constructed, or moved from) is full and empty
 // and has no other side: every call answers so, none dereferences the
-// ring it does not have (try_push used to construct into a null slot).
+// ring it does not have (try_push must not construct into a null slot).
 TEST(SpscRing, AnEmptyHandleIsFullAndEmptyNotACrash) {
   auto made = spsc_ring<std::string>::make(4);
   auto kept_tx = std::move(made.producer);

@@ -103,8 +103,8 @@ TEST(Mpsc, TryRecvAndSendersFromPlainThreads) {
 }
 
 // One task at a time may wait in recv (the receiver shared by reference): a
-// second used to replace the first one's waker, and the first waited for
-// good although messages came.
+// second that replaced the first one's waker would leave the first waiting
+// for good although messages came.
 TEST(Mpsc, TwoTasksInRecvAtOnceIsAClearError) {
   auto rt = runtime::current_thread().build();
   rt.block_on([]() -> task<void> {

@@ -83,9 +83,10 @@ TEST(Oneshot, AReceiverAssignedOverIsGone) {
   EXPECT_THROW((void)other_rx.operator co_await(), runtime_misuse);
 }
 
-// One task at a time may await a receiver (shared by reference): a second
-// used to replace the first one's waker in silence, and the first waited for
-// good. Now the second gets runtime_misuse, and the first its value.
+// One task at a time may await a receiver (shared by reference): the
+// second gets runtime_misuse, and the first its value (a second that
+// replaced the first one's waker in silence would leave it waiting for
+// good).
 TEST(Oneshot, TwoTasksAwaitingOneReceiverIsAClearError) {
   auto rt = runtime::current_thread().build();
   rt.block_on([]() -> task<void> {

@@ -4,8 +4,8 @@
 // sort: a parallel quicksort in place, as oneTBB's parallel_sort - the
 // range is partitioned around a ninther pivot and both sides are sorted
 // in parallel, down to leaves that std::sort finishes. In place matters:
-// a buffer the size of the input costs its page faults, which on the VMs
-// measured took longer than the whole parallel sort (215 ms for 80 MB).
+// a buffer the size of the input costs its page faults, which can take
+// longer than the whole parallel sort.
 // A side that recursion has split too unevenly (depth past 2 log2 n) is
 // handed to std::sort, whose introsort bounds the worst case.
 //
@@ -35,9 +35,9 @@
 namespace lanes::compute {
 
 struct sort_options {
-  // Sorted on the caller below this many elements. 16,384: where
-  // std::sort of u64 takes ~0.5 ms on the machines measured, about ten
-  // times a hand-off to the pool from outside it (docs/compute.md).
+  // Sorted on the caller below this many elements: where std::sort of u64
+  // takes about ten times a hand-off to the pool from outside it
+  // (measured: docs/benchmarks.md, S9).
   std::size_t sequential_below_elements = 16'384;
   // Leaves and merges no smaller than this (and leaves no smaller than
   // n / (32 x threads) for sort, n / (8 x threads) for stable_sort).
@@ -146,8 +146,8 @@ void sort_range(R&& range, Less less, const sort_options& options) {
     const std::size_t threads = pool_size(current_worker()->owner());
     // Leaves: merge sort wants few (each level of merging moves all n
     // elements); quicksort's partitions are its own levels, so smaller
-    // leaves cost nothing extra and balance better (10M u64, 2 threads:
-    // n/64 leaves 455 ms, n/16 leaves 495 ms).
+    // leaves cost nothing extra and balance better (measured:
+    // docs/benchmarks.md, S9).
     const std::size_t pieces = (Stable ? 8 : 32) * threads;
     const std::size_t leaf = std::max(grain, (n + pieces - 1) / pieces);
     if constexpr (Stable) {

@@ -1,7 +1,7 @@
 // handle_state: the state behind a handle (a channel's sender or receiver,
 // a runtime, a compute pool), or a runtime_misuse naming the call when the
-// handle is empty because it was moved from: a clear error where there
-// used to be a null dereference. Dropping (destroying, assigning to) an
+// handle is empty because it was moved from: a clear error instead of a
+// null dereference. Dropping (destroying, assigning to) an
 // empty handle stays allowed.
 #pragma once
 

@@ -7,10 +7,9 @@
 //   skip  - drop the missed ticks; the next tick is the next multiple of the
 //           period after now.
 // One task at a time waits for a tick (Tokio's tick takes &mut self): a
-// second tick awaited while one is pending is a runtime_misuse, where the
-// two used to advance one schedule unsynchronized (a data race across
-// workers). Move-only, and not while a tick is pending (a runtime_misuse:
-// that tick refers to the interval it came from).
+// second tick awaited while one is pending is a runtime_misuse (the two
+// would advance one schedule unsynchronized: a data race across workers). Move-only, and not while a tick is pending (a
+// runtime_misuse: that tick refers to the interval it came from).
 #pragma once
 
 #include <atomic>

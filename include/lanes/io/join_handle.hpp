@@ -122,8 +122,8 @@ class join_handle {
   // taken once. The handle lets go of the task as it takes it (it is empty
   // afterwards: a Tokio JoinHandle is consumed by .await too), while the
   // header is in cache from the completion just seen, rather than when the
-  // handle is destroyed, maybe much later (S3's 100,000 handles went after
-  // the last join, each one a cache miss).
+  // handle is destroyed, maybe much later (a loop over many handles after
+  // the last join would take a cache miss for each).
   T take_completed_result() {
     struct release_on_exit {
       join_handle& handle;

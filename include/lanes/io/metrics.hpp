@@ -29,8 +29,8 @@ struct frame_memory_metrics {
   std::uint64_t chunks = 0;           // mappings made
   // Time spent mapping, populating and first writing it, on the threads
   // that needed the memory (a spawn that finds no free block waits for
-  // this). On a VM it depends on whether the host still backs the memory
-  // the guest hands out.
+  // this). In a virtual machine it depends on whether the host still backs
+  // the memory the guest kernel hands out.
   std::uint64_t populate_ns = 0;
 };
 

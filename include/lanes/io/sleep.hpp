@@ -16,9 +16,9 @@ namespace lanes {
 using clock = std::chrono::steady_clock;
 
 // Whether a deadline has passed is asked of the timer wheel in
-// await_suspend, not of the clock in await_ready: a clock read costs 27 ns
-// here (kvm-clock), as much as the rest of arming a timer, and S3's first
-// polls each paid it. The wheel knows a deadline has passed once its time
+// await_suspend, not of the clock in await_ready: a clock read can cost as
+// much as the rest of arming a timer (a virtual machine's clock source),
+// and every first poll would pay it. The wheel knows a deadline has passed once its time
 // has moved past it; a deadline between the wheel's time and now fires at
 // the worker's next look at the timers. Only time_point::min(), the
 // deadline of sleep(d) with d <= 0, is ready without suspending.

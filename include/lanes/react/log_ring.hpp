@@ -7,7 +7,7 @@
 //
 //   lanes::react::log_writer writer = lanes::react::log_writer::builder().fd(2).start();
 //   lanes::react::logger log = writer.make_logger();    // one per thread
-//   log.info("filled order {} at {} ({} lots)", id, price, lots);   // ~20 ns
+//   log.info("filled order {} at {} ({} lots)", id, price, lots);   // no formatting here
 //
 // A full ring drops the record (the hot path never waits) and counts it;
 // the writer reports drops as a line of its own. Records of one logger

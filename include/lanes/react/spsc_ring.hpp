@@ -136,7 +136,7 @@ class ring_state {
 
 // The ring's read-only part, copied into each handle so that the hot path
 // reads only the handle's own cache line and the shared index it needs
-// (callgrind: one dependent load fewer per slot access).
+// (one dependent load fewer per slot access).
 // An empty handle (default-constructed, or moved from) keeps the default:
 // no slots, capacity 0. So its push finds no free slot and its pop no item
 // in the cached counts, and the refresh that follows (refresh_free_slots,
@@ -209,7 +209,8 @@ class spsc_ring {
 // Each handle has a cache line of its own (alignas): its private index and
 // cached copy are written on every push, and `auto [tx, rx] = make()`
 // would otherwise put both handles' hot fields on one line, so the two
-// cores would fight over it on every item (S10 measured 8x slower).
+// cores would fight over it on every item (measured: docs/benchmarks.md,
+// S10).
 template <class T>
 class alignas(detail::cache_line) ring_producer {
  public:
@@ -291,8 +292,8 @@ class alignas(detail::cache_line) ring_producer {
   // For a producer and a consumer on different cores: a plain store (as
   // write/commit makes) first fetches the slot's line back from the
   // consumer, which read it on the ring's last lap; a streaming store does
-  // not (react/detail/streaming_store.hpp). S10 across cores, 2026-12-05:
-  // see docs/benchmarks.md. With the two threads on SMT siblings of one
+  // not (react/detail/streaming_store.hpp; measured: docs/benchmarks.md,
+  // S10). With the two threads on SMT siblings of one
   // core, which share the line in cache, write/commit is the faster one.
   // If gen throws, nothing of this call is published.
   template <class Gen>
@@ -516,8 +517,8 @@ class alignas(detail::cache_line) ring_consumer {
     publish_head();
     // No prefetch of the head slot here (empty_watch has one): in a stream
     // the head slot is often the line the producer is filling, and taking
-    // it away costs the producer a miss per store (S10 standalone, with it:
-    // per item 10-22% slower, batches of 256 about 25% slower).
+    // it away costs the producer a miss per store (measured:
+    // docs/benchmarks.md, S10).
     tail_cache_ = state_->tail_.load(std::memory_order_acquire);
     const std::size_t ready = available_cached();
     if (ready > high_water_) high_water_ = ready;

@@ -98,8 +98,8 @@ class semaphore {
   }
 
   // Adds permits; wakes the waiters they satisfy, in order. More permits
-  // than a size_t counts is a std::overflow_error (the count used to wrap
-  // around to a handful).
+  // than a size_t counts is a std::overflow_error, not a count wrapped
+  // around to a handful.
   void release(std::size_t n) {
     if (!add(n, true)) {
       throw std::overflow_error("lanes::semaphore::release(" + std::to_string(n) +

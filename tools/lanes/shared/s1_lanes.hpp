@@ -10,7 +10,7 @@
 //   that worker until the whole parallel evaluation is done);
 // - offloaded: the request takes one of 2 permits of a semaphore, hands
 //   evaluate to the compute lane with offload() and awaits the result -
-//   the seeds' rule, by hand;
+//   the rule of docs/bridge.md, by hand;
 // - gate: the same in one call, lanes::gate{pool, 2}.run(evaluate).
 #pragma once
 

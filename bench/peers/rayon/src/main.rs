@@ -1,4 +1,4 @@
-//! Rayon's side of S9 (../shared/SCENARIOS.md), shaped like lanes' own
+//! Rayon's side of S9 (docs/benchmarks.md), shaped like lanes' own
 //! (bench/scenarios/s9_fork_join.cpp, kernels.cpp): the same kernels, the
 //! same inputs, a pool of THREADS threads. Prints its numbers on one line,
 //! separated by spaces, for the lanes tool to read.

@@ -1,4 +1,4 @@
-//! Tokio's side of two lanes scenarios (../shared/SCENARIOS.md), shaped like
+//! Tokio's side of two lanes scenarios (docs/benchmarks.md), shaped like
 //! lanes' own (bench/scenarios/s3_sleepers.cpp, s4_spawn.cpp): a runtime with
 //! WORKERS worker threads, and the measured code in a task spawned onto it,
 //! as lanes' block_on runs its task on a worker. Prints its numbers on one

@@ -14,7 +14,8 @@
 // (1, 2, 4, ... elements) until that took `probe` time; if the rest is then
 // projected to take less than `sequential_below`, the caller finishes it
 // too. So a batch that is cheap runs with no hand-off at all, and one with
-// few but heavy elements (2,000 jobs of 20 us) still goes parallel - an
+// few but heavy elements (a few thousand jobs of tens of microseconds)
+// still goes parallel - an
 // element count alone cannot tell those apart.
 #pragma once
 
@@ -34,9 +35,9 @@ struct par_options {
   std::size_t grain = 1;
   // The whole call runs on the caller when the work is projected to take
   // less than this: a hand-off to the pool from outside it and back costs
-  // 2 us at the median while the workers are awake and 15 us when they
-  // sleep, with tails to hundreds of us (docs/compute.md). Zero: always go
-  // to the pool.
+  // microseconds while the workers are awake and more when they sleep,
+  // with long tails (measured: docs/benchmarks.md, S9). Zero: always go to
+  // the pool.
   std::chrono::nanoseconds sequential_below = std::chrono::microseconds(50);
 };
 

@@ -216,7 +216,7 @@ class task_header {
   // Starts loading the two lines that a wake and a poll touch first: the
   // queue and live-list fields (home_worker, the spare references) in the
   // first, the state word, resume point and owner in the second. For loops
-  // over cold tasks (S3: 100,000 first polls, then 100,000 timer wakes),
+  // over cold tasks (S3's first polls, then its timer wakes),
   // each a cache miss that a prefetch a few tasks ahead overlaps with work.
   // A prefetch never faults, whatever became of the task meanwhile (so
   // this is static: no member call on a task that may be gone).
