@@ -59,7 +59,7 @@ registry::registry(pool_options options) : options_(std::move(options)) {
   if (options_.threads == 0) options_.threads = budget::detect().compute_threads.value;
   workers_.reserve(options_.threads);
   for (std::size_t i = 0; i < options_.threads; ++i)
-    workers_.push_back(std::make_unique<worker>(*this, i, idle_, options_.threads == 1));
+    workers_.push_back(std::make_unique<worker>(*this, i, wakeups_, options_.threads == 1));
   start_threads();
 }
 
@@ -80,7 +80,7 @@ void registry::start_threads() {
       delete start;
       pthread_attr_destroy(&attr);
       stopping_.store(true, std::memory_order_release);
-      idle_.wake_all();
+      wakeups_.notify_all();
       for (pthread_t started : threads_) pthread_join(started, nullptr);
       throw std::system_error(rc, std::generic_category(), "lanes: pthread_create for the compute pool");
     }
@@ -121,7 +121,7 @@ registry::~registry() {
     detached_done_.wait(lock, [this] { return detached_.load(std::memory_order_acquire) == 0; });
   }
   stopping_.store(true, std::memory_order_seq_cst);
-  idle_.wake_all();
+  wakeups_.notify_all();
   for (pthread_t t : threads_) pthread_join(t, nullptr);
 }
 
@@ -129,10 +129,10 @@ void registry::inject(job* j) {
   {
     std::lock_guard lock(injector_mutex_);
     injector_.push_back(j);
-    injected_size_.store(injector_.size(), std::memory_order_seq_cst);  // the publication idle_signal orders
+    injected_size_.store(injector_.size(), std::memory_order_seq_cst);  // the publication the event count orders
   }
   injected_total_.fetch_add(1, std::memory_order_relaxed);
-  idle_.notify_new_work();
+  wakeups_.notify_one();
 }
 
 job* registry::take_injected() noexcept {
@@ -204,7 +204,7 @@ pool_metrics registry::metrics() const {
   m.injected = injected_total_.load(std::memory_order_relaxed);
   m.detached_pending = detached_.load(std::memory_order_relaxed);
   m.detached_errors = detached_errors_.load(std::memory_order_relaxed);
-  m.sleeping = idle_.sleepers();
+  m.sleeping = wakeups_.waiters();
   return m;
 }
 

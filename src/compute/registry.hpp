@@ -21,10 +21,10 @@
 #include <utility>
 #include <vector>
 
-#include <lanes/compute/detail/idle_signal.hpp>
 #include <lanes/compute/detail/job.hpp>
 #include <lanes/compute/detail/worker.hpp>
 #include <lanes/compute/pool.hpp>
+#include <lanes/detail/event_count.hpp>
 
 namespace lanes::compute::detail {
 
@@ -43,7 +43,6 @@ class registry {
   job* steal_for(worker& thief, std::uint64_t& seed) noexcept;
 
   bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
-  idle_signal& idle() noexcept { return idle_; }
   std::size_t size() const noexcept { return workers_.size(); }
   const pool_options& options() const noexcept { return options_; }
 
@@ -60,7 +59,9 @@ class registry {
   void start_threads();
 
   pool_options options_;
-  idle_signal idle_;
+  // Idle workers sleep on it (event_count.hpp): a job pushed or injected
+  // is published, then notified.
+  lanes::detail::event_count wakeups_;
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<pthread_t> threads_;
 

@@ -73,7 +73,7 @@ class idle_spell {
 // signal (so that new work wakes it too), among other sleepers: wake them
 // all; the others look for work once and go back to sleep. Rare: a waiter
 // sleeps only after looking for `idle_spin` with nothing to do.
-void wake_worker(worker& w) noexcept { w.idle_.wake_all(); }
+void wake_worker(worker& w) noexcept { w.wakeups_.notify_all(); }
 
 job* worker::steal() noexcept {
   job* j = owner_.steal_for(*this, victim_seed_);
@@ -99,23 +99,23 @@ void worker::wait_until(latch& l) noexcept {
     }
     if (idle.keep_looking()) continue;
     // Nothing to do: sleep until the latch is set or new work comes. The
-    // latch is marked after announce(): a set() that comes later sees the
-    // mark and bumps the epoch, which the sleep then notices; one that came
-    // earlier is seen by the probe below (its exchange happens-before the
-    // bump, which announce()'s epoch load read).
-    const std::uint32_t epoch = idle_.announce();
+    // latch is marked after prepare_wait(): a set() that comes later reads
+    // the mark (acquire), so its notify sees this worker counted and
+    // advances the epoch past the key; one that came earlier makes the
+    // mark fail (prepare_sleep is false) and nothing sleeps.
+    const auto key = wakeups_.prepare_wait();
     if (!l.prepare_sleep()) {
-      idle_.cancel_sleep();
+      wakeups_.cancel_wait(key);
       return;
     }
     if (job* j = find_work()) {
-      idle_.cancel_sleep();
+      wakeups_.cancel_wait(key);
       run(j);
       idle.reset();
       continue;
     }
     count(sleeps);
-    idle_.sleep(epoch);
+    wakeups_.wait(key);
     idle.reset();
   }
 }
@@ -130,20 +130,20 @@ void worker::run_until_stopped() noexcept {
     }
     if (owner_.stopping()) return;
     if (idle.keep_looking()) continue;
-    // The protocol of idle_signal.hpp: announce, look once more, sleep.
-    const std::uint32_t epoch = idle_.announce();
+    // The event count's protocol: prepare, look once more, wait.
+    const auto key = wakeups_.prepare_wait();
     if (job* j = find_work()) {
-      idle_.cancel_sleep();
+      wakeups_.cancel_wait(key);
       run(j);
       idle.reset();
       continue;
     }
     if (owner_.stopping()) {
-      idle_.cancel_sleep();
+      wakeups_.cancel_wait(key);
       return;
     }
     count(sleeps);
-    idle_.sleep(epoch);
+    wakeups_.wait(key);
     idle.reset();
   }
 }

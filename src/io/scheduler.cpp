@@ -281,9 +281,9 @@ void scheduler::schedule(task_header& task, bool yielded, worker* const w) noexc
   // A wake from another thread pushes the task, then wakes a parked worker.
   // Between the two the task can run, complete and let block_on return, and
   // the runtime be destroyed while this call still reads idle_ and the
-  // parkers. So such a call is counted from
-  // before its push (which orders the increment before the task can run)
-  // to its last access, and shutdown() waits for the count to drop to zero.
+  // workers' event counts. So such a call is counted from before its push
+  // (which orders the increment before the task can run) to its last
+  // access, and shutdown() waits for the count to drop to zero.
   struct foreign_call {
     std::atomic<std::uint32_t>* count;
     ~foreign_call() {
@@ -342,7 +342,9 @@ void scheduler::nudge_timers() noexcept {
 }
 
 void scheduler::unpark(unsigned worker_index) noexcept {
-  if (workers_[worker_index]->park.set()) driver_.unpark();
+  // A worker in the driver blocks in epoll_wait: its eventfd wakes it (a
+  // write before the epoll_wait is not lost).
+  if (workers_[worker_index]->wakeups.notify_one().elsewhere) driver_.unpark();
 }
 
 // A task that offloaded a short function gets its result back within
@@ -740,41 +742,47 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
 
 void scheduler::park(worker& w, task_header* until) {
   live_.collect(static_cast<int>(w.index));  // headers of our tasks others completed: free them before sleeping
+  // Where to sleep: in the driver (watching the timers and file
+  // descriptors for everyone) if no other worker is there, else on this
+  // worker's futex. Chosen before the wait is prepared: a waiter in the
+  // driver is one that blocks elsewhere (event_count.hpp).
+  const bool in_driver = driver_.lock().try_lock();
+  const auto key =
+      w.wakeups.prepare_wait(in_driver ? event_count::wait_site::elsewhere : event_count::wait_site::futex);
   idle_.add_sleeper(w.index);
   if (w.searching) {
     w.searching = false;
     idle_.stop_searching();
   }
-  // Look once more after announcing ourselves (the invariant in idle.hpp;
-  // the fence is its worker-side one, a no-op in the seq_cst form).
-  // Pinned tasks are announced to their home worker alone, by unpark.
+  // Look once more after announcing ourselves: the look of the event
+  // count's protocol, and of idle.hpp's invariant (the fence is its
+  // worker-side one, a no-op in the seq_cst form). Pinned tasks are
+  // announced to their home worker alone, by unpark.
   dekker_fence();
   if (any_work() || !w.pinned.empty() || stop_requested(until)) {
-    if (!idle_.remove_sleeper(w.index)) {
-      w.searching = true;  // someone claimed us for work meanwhile
-      w.park.try_consume();
-    }
+    w.wakeups.cancel_wait(key);
+    if (in_driver) driver_.lock().unlock();
+    if (!idle_.remove_sleeper(w.index)) w.searching = true;  // someone claimed us for work meanwhile
     return;
   }
   w.parks.fetch_add(1, std::memory_order_relaxed);
-  const bool watched_timers = sleep(w);
+  if (in_driver) {
+    sleep_in_driver(w, key);
+  } else {
+    w.wakeups.wait(key);
+  }
   if (!idle_.remove_sleeper(w.index)) w.searching = true;  // woken on purpose: counted as searching
   // Hand the driver on: this worker is about to run tasks, and a worker
   // sleeping on its futex would otherwise not watch the timers. Only after
   // this worker has left the sleepers: otherwise it could pick itself, and
   // spin through park/unpark until the next deadline.
-  if (watched_timers && (timers_.pending() > 0 || driver_.fd_count() > 0) && idle_.sleepers() > 0) {
+  if (in_driver && (timers_.pending() > 0 || driver_.fd_count() > 0) && idle_.sleepers() > 0) {
     notify_parked();
   }
 }
 
-bool scheduler::sleep(worker& w) {
-  if (!driver_.lock().try_lock()) {
-    w.park.sleep_on_futex();
-    return false;
-  }
-  w.park.enter_driver();
-  if (!w.park.is_set()) {
+void scheduler::sleep_in_driver(worker& w, event_count::key key) {
+  if (!w.wakeups.ready(key)) {
     // "Parked, no deadline yet" goes out before the shards are read: a
     // timer inserted into a shard after it was read then finds this (or
     // the deadline below) in timer_register and wakes the driver if it is
@@ -797,11 +805,9 @@ bool scheduler::sleep(worker& w) {
     driver_parked_.store(false, std::memory_order_release);
     driver_.announce_parked_deadline(0);
   }
-  w.park.leave_driver();
-  w.park.try_consume();
+  w.wakeups.finish_wait(key);
   fire_timers(w, true);  // the driver's worker fires for everyone
   driver_.lock().unlock();
-  return true;
 }
 
 void scheduler::maintenance(worker& w) {

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include <lanes/blocking/blocking_pool.hpp>
+#include <lanes/detail/event_count.hpp>
 #include <lanes/io/detail/lane_link.hpp>
 #include <lanes/io/metrics.hpp>
 #include <lanes/io/runtime.hpp>
@@ -39,7 +40,6 @@
 #include "io/inject_queue.hpp"
 #include "io/live_tasks.hpp"
 #include "io/local_queue.hpp"
-#include "io/parker.hpp"
 #include "io/stall_monitor.hpp"
 #include "io/timer_shards.hpp"
 #include "io/timer_wheel.hpp"
@@ -51,7 +51,10 @@ struct worker {
   local_queue queue;
   std::atomic<task_header*> lifo{nullptr};
   inject_queue pinned;  // spawn_local tasks: run only here, never stolen
-  parker park;
+  // It sleeps on this (lanes/detail/event_count.hpp): on its futex, or in
+  // the driver's epoll_wait as a waiter that blocks elsewhere, which
+  // unpark() then wakes through the driver's eventfd.
+  event_count wakeups;
   std::thread thread;
 
   // Counters: written by this worker only, read by metrics snapshots.
@@ -178,8 +181,9 @@ class scheduler {
   // Before parking: look for work as long as the lane link asks (true:
   // found some).
   bool look_before_park(worker& w, task_header* until) noexcept;
-  // Parks in the driver (true: this worker watched the timers) or on its futex.
-  bool sleep(worker& w);
+  // Sleeps in the driver, whose lock the caller holds and this releases,
+  // until the epoch passes `key` or a timer is due; then fires the timers.
+  void sleep_in_driver(worker& w, event_count::key key);
   // Fires what is due in this worker's shard and in the others: all of
   // them, or (maintenance) those whose hint says something is due and
   // whose lock is free (timer_shards::advance).

@@ -23,7 +23,7 @@ struct totals {
 
 }  // namespace
 
-// What the wait strategy sees: the live inputs, stop, and the parker.
+// What the wait strategy sees: the live inputs, stop, and the event count.
 // ready() spins on each input's empty_watch, taken when the idle spell
 // began (watch()): plain loads, no virtual call per spin - with one, the
 // slot prefetch stops overlapping the tail's miss and a wake-up costs more
@@ -47,14 +47,18 @@ class react_thread_state::idle final : public idle_context {
   }
 
   void park() override {
-    // The epoch is read before stop_ and before arming: a stop() or a
-    // publish after this point bumps it, and park(seen) then returns.
-    const std::uint32_t seen = owner_.parker_.epoch();
-    if (owner_.stop_.load(std::memory_order_acquire)) return;
+    // Prepared before stop_ is read and before arming (event_count.hpp):
+    // a stop() or a publish after this point advances the epoch past the
+    // key, and wait(key) then returns.
+    const auto key = owner_.wakeups_.prepare_wait();
+    if (owner_.stop_.load(lanes::detail::dekker_load)) {
+      owner_.wakeups_.cancel_wait(key);
+      return;
+    }
     std::size_t armed = 0;
     bool found = false;
     for (react_input* in : live_) {
-      if (!in->arm(owner_.parker_.target())) {
+      if (!in->arm(wake_target_of(owner_.wakeups_))) {
         found = true;
         break;
       }
@@ -62,9 +66,11 @@ class react_thread_state::idle final : public idle_context {
     }
     if (!found) {
       owner_.parks_.store(owner_.parks_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-      owner_.parker_.park(seen);
+      owner_.wakeups_.wait(key);
+    } else {
+      owner_.wakeups_.cancel_wait(key);
     }
-    // After disarm() returns no producer is still inside the parker's wake.
+    // After disarm() returns no producer is still inside the event count's notify.
     for (std::size_t i = 0; i < armed; ++i) live_[i]->disarm();
   }
 
@@ -170,7 +176,7 @@ void react_thread_state::finish() noexcept {
 
 void react_thread_state::stop() noexcept {
   stop_.store(true, lanes::detail::dekker_store);
-  parker_.unpark();
+  wakeups_.notify_one();
 }
 
 void react_thread_state::join() {

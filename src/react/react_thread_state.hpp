@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include <lanes/detail/event_count.hpp>
 #include <lanes/react/react_thread.hpp>
 
 #include "budget/core_reservations.hpp"
@@ -59,7 +60,7 @@ class react_thread_state final : public handler_error_sink {
 
   alignas(64) std::atomic<bool> stop_{false};
   std::atomic<bool> running_{false};
-  thread_parker parker_;
+  lanes::detail::event_count wakeups_;  // the thread sleeps on it; producers and stop() notify
 
   // Written by the react thread only (see the file comment).
   alignas(64) std::atomic<std::uint64_t> items_{0};

@@ -4,7 +4,8 @@
 // order, and every item constructed must be destroyed once. A second test
 // does the same with both sides parking on futexes instead of spinning, to
 // prove no wake-up is lost.
-#include <lanes/react/detail/thread_parker.hpp>
+#include <lanes/detail/event_count.hpp>
+#include <lanes/react/detail/wait_slot.hpp>
 #include <lanes/react/spsc_ring.hpp>
 
 #include <gtest/gtest.h>
@@ -130,13 +131,16 @@ TEST(SpscRingStress, ParkingSidesLoseNoWakeUp) {
                                            ring_options{.consumer_may_park = true, .producer_may_park = true});
       auto& tx = ring.producer;
       auto& rx = ring.consumer;
-      lanes::react::detail::thread_parker producer_parker, consumer_parker;
+      lanes::detail::event_count producer_wakeups, consumer_wakeups;
+      using lanes::react::detail::wake_target_of;
       std::thread producer([&, seed = run] {
         produce(tx, items_per_run / 4, seed + 100, [&] {
-          const auto seen = producer_parker.epoch();
-          if (tx.arm_wait_for_space(producer_parker.target())) {
-            producer_parker.park(seen);
+          const auto key = producer_wakeups.prepare_wait();
+          if (tx.arm_wait_for_space(wake_target_of(producer_wakeups))) {
+            producer_wakeups.wait(key);
             ++producer_parks;
+          } else {
+            producer_wakeups.cancel_wait(key);
           }
           tx.disarm_wait();
         });
@@ -144,10 +148,12 @@ TEST(SpscRingStress, ParkingSidesLoseNoWakeUp) {
       consume(
           rx, items_per_run / 4, run + 200,
           [&] {
-            const auto seen = consumer_parker.epoch();
-            if (rx.arm_wait_for_items(consumer_parker.target())) {
-              consumer_parker.park(seen);
+            const auto key = consumer_wakeups.prepare_wait();
+            if (rx.arm_wait_for_items(wake_target_of(consumer_wakeups))) {
+              consumer_wakeups.wait(key);
               ++consumer_parks;
+            } else {
+              consumer_wakeups.cancel_wait(key);
             }
             rx.disarm_wait();
           },

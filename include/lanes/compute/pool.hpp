@@ -1,6 +1,6 @@
 // pool: the compute lane's threads. Each worker owns a work-stealing deque;
 // work from outside the pool enters through a shared injector; idle workers
-// sleep and are woken within microseconds of new work (see idle_signal.hpp).
+// sleep and are woken within microseconds of new work (see detail/event_count.hpp).
 //
 //   auto p = lanes::compute::pool::builder().threads(4).build();
 //   auto [a, b] = p.install([] { return lanes::compute::join(left, right); });

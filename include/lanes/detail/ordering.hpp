@@ -1,6 +1,6 @@
-// ordering: how lanes' lock-free protocols (the compute deque, its idle
-// signal, the react ring's wait slot) order a store before a later load of
-// another variable.
+// ordering: how lanes' lock-free protocols (the compute deque, the event
+// count every lane's threads sleep on, the react ring's wait slot) order a
+// store before a later load of another variable.
 //
 // Two correct forms: a store, a seq_cst fence and a load (Lê et al.'s
 // Chase-Lev, PPoPP 2013), or seq_cst operations throughout (one total
@@ -10,7 +10,7 @@
 // model standalone fences (g++ refuses them under -fsanitize=thread), so
 // TSan builds use the seq_cst form, which it checks. Both forms are
 // written side by side where they are used, with the proof that covers
-// both (idle_signal.hpp, work_stealing_deque.hpp).
+// both (event_count.hpp, work_stealing_deque.hpp).
 #pragma once
 
 #include <lanes/detail/sanitizers.hpp>

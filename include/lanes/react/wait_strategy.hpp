@@ -37,7 +37,6 @@
 #include <lanes/detail/cpu_relax.hpp>
 #include <lanes/detail/saturating_time.hpp>
 #include <lanes/react/detail/ring_side.hpp>
-#include <lanes/react/detail/thread_parker.hpp>
 #include <lanes/react/spsc_ring.hpp>
 
 namespace lanes::react {
@@ -139,17 +138,20 @@ class one_ring_idle final : public idle_context {
   one_ring_idle(Ready ready, Arm arm, Disarm disarm) : ready_(ready), arm_(arm), disarm_(disarm) {}
   bool ready() override { return ready_(); }
   void park() override {
-    const std::uint32_t seen = parker_.epoch();
-    if (!arm_(parker_.target())) return;  // the re-check found it ready: taken back, no wake-up coming
-    parker_.park(seen);                   // returns at once if the wake-up came already
-    disarm_();                            // once it returns, the producer is done with parker_
+    const auto key = wakeups_.prepare_wait();
+    if (!arm_(wake_target_of(wakeups_))) {  // the re-check found it ready: taken back, no wake-up coming
+      wakeups_.cancel_wait(key);
+      return;
+    }
+    wakeups_.wait(key);  // returns at once if the wake-up came already
+    disarm_();           // once it returns, the producer is done with wakeups_
   }
 
  private:
   Ready ready_;
   Arm arm_;
   Disarm disarm_;
-  thread_parker parker_;
+  lanes::detail::event_count wakeups_;
 };
 
 // Waits on a plain thread until the side is ready (ring_side.hpp).

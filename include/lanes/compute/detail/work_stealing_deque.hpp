@@ -59,7 +59,8 @@ class work_stealing_deque {
   static constexpr std::uintptr_t any_tag = ~std::uintptr_t{0};
 
   // Owner only. `announce`: the caller orders this publication before a
-  // later load (idle_signal.hpp); in the seq_cst form it must be seq_cst.
+  // later load (the event count's, lanes/detail/event_count.hpp); in the seq_cst
+  // form it must be seq_cst.
   void push(T item, std::uintptr_t tag = 0, [[maybe_unused]] bool announce = false) {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
@@ -132,7 +133,7 @@ class work_stealing_deque {
 
   // A snapshot, exact only when no one else touches the deque. seq_cst:
   // an idle worker's last look before it sleeps must see a job announced
-  // before its announcement (idle_signal.hpp); plain loads on x86.
+  // before its announcement (lanes/detail/event_count.hpp); plain loads on x86.
   std::int64_t size() const noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
     const std::int64_t t = top_.load(std::memory_order_seq_cst);

@@ -11,9 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <lanes/compute/detail/idle_signal.hpp>
 #include <lanes/compute/detail/job.hpp>
 #include <lanes/compute/detail/work_stealing_deque.hpp>
+#include <lanes/detail/event_count.hpp>
 
 namespace lanes::compute::detail {
 
@@ -21,8 +21,8 @@ class registry;
 
 class worker {
  public:
-  worker(registry& owner, std::size_t index, idle_signal& idle, bool alone) noexcept
-      : owner_(owner), index_(index), idle_(idle), alone_(alone) {}
+  worker(registry& owner, std::size_t index, lanes::detail::event_count& wakeups, bool alone) noexcept
+      : owner_(owner), index_(index), wakeups_(wakeups), alone_(alone) {}
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
 
@@ -36,7 +36,7 @@ class worker {
     // itself, or runs it while it waits (work from outside comes through
     // the injector, which notifies on its own).
     deque_.push(j, region_, /*announce=*/!alone_);
-    if (!alone_) idle_.notify_new_work();
+    if (!alone_) wakeups_.notify_one();
   }
   // The newest job of this worker's own (above the isolation floor), or nullptr.
   job* pop() noexcept {
@@ -101,7 +101,7 @@ class worker {
 
   registry& owner_;
   std::size_t index_;
-  idle_signal& idle_;
+  lanes::detail::event_count& wakeups_;                // the pool's: idle workers sleep on it
   bool alone_;                                         // the pool has this one worker
   std::uint64_t victim_seed_ = 0x9e3779b97f4a7c15ULL;  // xorshift state for picking victims
   std::uintptr_t region_ = 0;                          // 0: not isolated

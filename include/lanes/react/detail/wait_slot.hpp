@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include <lanes/detail/cpu_relax.hpp>
+#include <lanes/detail/event_count.hpp>
 #include <lanes/detail/ordering.hpp>
 
 namespace lanes::react::detail {
@@ -38,6 +39,14 @@ struct wake_target {
   void (*wake)(void* argument) noexcept = nullptr;
   void* argument = nullptr;
 };
+
+// The target that wakes a thread sleeping on `wakeups` (a react thread, or
+// a plain thread in wait_for_items). The waiter prepares its wait before it
+// arms the slot: a notifier that takes the armed slot (its acquire reads
+// the arm's release) then sees the waiter counted (event_count.hpp).
+inline wake_target wake_target_of(lanes::detail::event_count& wakeups) noexcept {
+  return {[](void* ec) noexcept { static_cast<lanes::detail::event_count*>(ec)->notify_one(); }, &wakeups};
+}
 
 class wait_slot {
  public:
