@@ -16,9 +16,9 @@ offload_link& offload_link_of(scheduler& owner) {
   return static_cast<offload_link&>(install_link(owner, std::make_unique<offload_link>(nullptr)));
 }
 
-compute::detail::registry& offload_target() {
+compute::detail::pool_state& offload_target() {
   if (scheduler* s = current_scheduler()) return offload_link_of(*s).compute();
-  return compute::detail::default_registry();
+  return compute::detail::default_pool_state();
 }
 
 blocking_pool& current_blocking_pool(const char* call) {

@@ -15,7 +15,7 @@ system::system(lanes::budget b, compute::pool pool, runtime rt) noexcept
   // The runtime is new: no task has offloaded yet, so no link is there and
   // this one is installed before any task runs.
   detail::install_link(detail::scheduler_of(io_),
-                       std::make_unique<detail::offload_link>(&compute::detail::registry_of(compute_)));
+                       std::make_unique<detail::offload_link>(&compute::detail::pool_state_of(compute_)));
 }
 
 system_builder& system_builder::budget(lanes::budget b) {

@@ -16,7 +16,7 @@ namespace lanes::detail {
 
 namespace {
 
-struct registry {
+struct reservations {
   std::mutex mutex;
   std::vector<unsigned> process_mask;  // captured at the first reservation
   std::vector<unsigned> reserved;      // ascending
@@ -44,8 +44,8 @@ struct registry {
   }
 };
 
-registry& the_registry() {
-  static registry* r = new registry();  // never destroyed: lane threads may outlive static destruction
+reservations& the_reservations() {
+  static reservations* r = new reservations();  // never destroyed: lane threads may outlive static destruction
   return *r;
 }
 
@@ -66,14 +66,14 @@ core_reservation& core_reservation::operator=(core_reservation&& other) noexcept
 void core_reservation::release() noexcept {
   if (!held_) return;
   held_ = false;
-  registry& r = the_registry();
+  reservations& r = the_reservations();
   std::lock_guard lock(r.mutex);
   r.reserved.erase(std::remove(r.reserved.begin(), r.reserved.end(), cpu_), r.reserved.end());
   r.apply_all();
 }
 
 core_reservation reserve_core(std::optional<unsigned> cpu, bool allow_last) {
-  registry& r = the_registry();
+  reservations& r = the_reservations();
   std::lock_guard lock(r.mutex);
   if (r.reserved.empty()) r.process_mask = affinity_cpus();
   const std::vector<unsigned> left = r.lane_mask();
@@ -100,20 +100,20 @@ core_reservation reserve_core(std::optional<unsigned> cpu, bool allow_last) {
 }
 
 std::vector<unsigned> reserved_cores() {
-  registry& r = the_registry();
+  reservations& r = the_reservations();
   std::lock_guard lock(r.mutex);
   return r.reserved;
 }
 
 lane_thread_scope::lane_thread_scope() : tid_(current_tid()) {
-  registry& r = the_registry();
+  reservations& r = the_reservations();
   std::lock_guard lock(r.mutex);
   r.lane_threads.push_back(tid_);
   if (!r.reserved.empty()) r.apply(tid_, r.lane_mask());
 }
 
 lane_thread_scope::~lane_thread_scope() {
-  registry& r = the_registry();
+  reservations& r = the_reservations();
   std::lock_guard lock(r.mutex);
   r.lane_threads.erase(std::remove(r.lane_threads.begin(), r.lane_threads.end(), tid_), r.lane_threads.end());
 }

@@ -16,36 +16,36 @@
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/errors.hpp>
 
-#include "compute/registry.hpp"
+#include "compute/pool_state.hpp"
 #include "fatal_misuse.hpp"
 
 namespace lanes::compute {
 
 namespace detail {
 
-void registry_deleter::operator()(registry* r) const noexcept {
+void pool_state_deleter::operator()(pool_state* r) const noexcept {
   if (owning) delete r;
 }
 
-registry& registry_of(pool& p) {
-  return lanes::detail::handle_state(p.registry_, "lanes::offload or lanes::gate on a compute pool");
+pool_state& pool_state_of(pool& p) {
+  return lanes::detail::handle_state(p.state_, "lanes::offload or lanes::gate on a compute pool");
 }
-void inject(registry& r, job* j) { r.inject(j); }
-void detached_begin(registry& r) noexcept { r.detached_begin(); }
-void detached_end(registry& r) noexcept { r.detached_end(); }
-void detached_error(registry& r, const std::exception_ptr& error) noexcept { r.detached_error(error); }
+void inject(pool_state& r, job* j) { r.inject(j); }
+void detached_begin(pool_state& r) noexcept { r.detached_begin(); }
+void detached_end(pool_state& r) noexcept { r.detached_end(); }
+void detached_error(pool_state& r, const std::exception_ptr& error) noexcept { r.detached_error(error); }
 
-registry& default_registry() {
+pool_state& default_pool_state() {
   // Never destroyed: its threads live until the process exits, so that a
   // detached job still running at exit cannot hang it (Rayon's choice too).
-  static registry* const global = new registry(pool_options{});
+  static pool_state* const global = new pool_state(pool_options{});
   return *global;
 }
 
-void check_blocking_entry(registry& r) { r.check_blocking_entry(); }
-std::size_t pool_size(const registry& r) noexcept { return r.size(); }
+void check_blocking_entry(pool_state& r) { r.check_blocking_entry(); }
+std::size_t pool_size(const pool_state& r) noexcept { return r.size(); }
 
-void registry::check_blocking_entry() {
+void pool_state::check_blocking_entry() {
   if (!lanes::detail::on_runtime_worker()) return;
   const lanes::detail::task_header* task = lanes::detail::current_task();
   const char* name = task != nullptr && task->name() != nullptr ? task->name() : "(unnamed)";
@@ -74,24 +74,24 @@ void registry::check_blocking_entry() {
 }  // namespace detail
 
 pool::pool() : pool(pool_options{}) {}
-pool::pool(pool_options options) : registry_(new detail::registry(std::move(options))) {}
+pool::pool(pool_options options) : state_(new detail::pool_state(std::move(options))) {}
 
 namespace {
 // Shutting a pool down joins its workers: from one of them it would wait
 // for itself. A clear abort instead of a deadlock.
-void check_not_own_worker(const detail::registry* r) noexcept {
+void check_not_own_worker(const detail::pool_state* r) noexcept {
   if (r != nullptr && r->owns(detail::current_worker())) {
     lanes::detail::abort_on_misuse("a compute pool destroyed from one of its own workers cannot join itself");
   }
 }
 }  // namespace
 
-pool::~pool() { check_not_own_worker(registry_.get()); }
+pool::~pool() { check_not_own_worker(state_.get()); }
 
 pool& pool::operator=(pool&& other) noexcept {
   if (this != &other) {
-    check_not_own_worker(registry_.get());  // the pool assigned over is shut down here
-    registry_ = std::move(other.registry_);
+    check_not_own_worker(state_.get());  // the pool assigned over is shut down here
+    state_ = std::move(other.state_);
   }
   return *this;
 }
@@ -99,9 +99,9 @@ pool& pool::operator=(pool&& other) noexcept {
 pool_builder pool::builder() { return pool_builder(); }
 // An empty (moved-from) pool has no threads and the default priority; the
 // calls that would run something on it are a runtime_misuse.
-std::size_t pool::threads() const noexcept { return registry_ ? registry_->size() : 0; }
+std::size_t pool::threads() const noexcept { return state_ ? state_->size() : 0; }
 thread_priority pool::priority() const noexcept {
-  return registry_ ? registry_->options().priority : pool_options{}.priority;
+  return state_ ? state_->options().priority : pool_options{}.priority;
 }
 
 const char* describe(thread_priority p) noexcept {
@@ -116,9 +116,9 @@ const char* describe(thread_priority p) noexcept {
   return "unknown";
 }
 pool_metrics pool::metrics() const {
-  return lanes::detail::handle_state(registry_, "lanes::compute::pool::metrics").metrics();
+  return lanes::detail::handle_state(state_, "lanes::compute::pool::metrics").metrics();
 }
-bool pool::owns_current_thread() const noexcept { return registry_ && registry_->owns(detail::current_worker()); }
+bool pool::owns_current_thread() const noexcept { return state_ && state_->owns(detail::current_worker()); }
 
 pool_builder& pool_builder::threads(std::size_t n) {
   if (n == 0) throw config_error("lanes: compute pool threads(0): a pool needs at least one thread");
@@ -168,8 +168,8 @@ pool_builder& pool_builder::on_thread_exit(std::function<void(std::size_t)> hook
 pool pool_builder::build() { return pool(options_); }
 
 pool& default_pool() {
-  // A handle that shares the never-destroyed default registry.
-  static pool handle(pool::adopt_tag{}, &detail::default_registry());
+  // A handle that shares the never-destroyed default pool_state.
+  static pool handle(pool::adopt_tag{}, &detail::default_pool_state());
   return handle;
 }
 

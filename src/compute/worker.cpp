@@ -18,7 +18,7 @@
 #include <thread>
 
 #include <lanes/detail/cpu_relax.hpp>
-#include "compute/registry.hpp"
+#include "compute/pool_state.hpp"
 
 namespace lanes::compute::detail {
 

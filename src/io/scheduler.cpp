@@ -11,7 +11,7 @@
 
 #include "budget/core_reservations.hpp"
 #include "cycle_clock.hpp"
-#include "io/error_registry.hpp"
+#include "io/unobserved_errors.hpp"
 
 namespace lanes::detail {
 
@@ -102,7 +102,7 @@ scheduler::scheduler(scheduler_options options)
       thread_name_(std::move(options.thread_name)),
       handler_(std::move(options.on_unhandled)),
 
-      idle_(options.workers),
+      idle_workers_(options.workers),
       timers_(options.workers),
       epoch_ns_(monotonic_ns()),
       live_(options.workers) {
@@ -280,7 +280,7 @@ int scheduler::worker_index_of_caller(const char* what) const {
 void scheduler::schedule(task_header& task, bool yielded, worker* const w) noexcept {
   // A wake from another thread pushes the task, then wakes a parked worker.
   // Between the two the task can run, complete and let block_on return, and
-  // the runtime be destroyed while this call still reads idle_ and the
+  // the runtime be destroyed while this call still reads idle_workers_ and the
   // workers' event counts. So such a call is counted from before its push
   // (which orders the increment before the task can run) to its last
   // access, and shutdown() waits for the count to drop to zero.
@@ -323,8 +323,8 @@ void scheduler::schedule(task_header& task, bool yielded, worker* const w) noexc
 }
 
 void scheduler::notify_parked() noexcept {
-  // Called after the push: see the invariant in idle.hpp.
-  if (const auto sleeper = idle_.claim_sleeper_for_work()) unpark(*sleeper);
+  // Called after the push: see the invariant in idle_workers.hpp.
+  if (const auto sleeper = idle_workers_.claim_sleeper_for_work()) unpark(*sleeper);
 }
 
 blocking_pool& scheduler::blocking() {
@@ -481,7 +481,7 @@ task_header* scheduler::search(worker& w) noexcept {
   const auto n = static_cast<unsigned>(workers_.size());
   if (n > 1) {
     if (!w.searching) {
-      if (!idle_.try_start_searching()) return nullptr;
+      if (!idle_workers_.try_start_searching()) return nullptr;
       w.searching = true;
     }
     const unsigned start = static_cast<unsigned>(w.rng()) % n;
@@ -500,7 +500,7 @@ task_header* scheduler::search(worker& w) noexcept {
 void scheduler::transition_from_searching(worker& w) noexcept {
   w.searching = false;
   // The last searcher found work: there may be more, keep someone looking.
-  if (idle_.stop_searching()) notify_parked();
+  if (idle_workers_.stop_searching()) notify_parked();
 }
 
 void scheduler::run(worker& w, task_header* task) noexcept {
@@ -703,7 +703,7 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
   // another worker's own list, which then drops it (live_tasks.hpp).
   const std::uint64_t live_ref = remove_from_live && !live_.unlink(task, caller_index()) ? 0 : 1;
   // A failure is listed before COMPLETE is published, so that a join_handle
-  // dropped from now on finds it listed (see error_registry.hpp).
+  // dropped from now on finds it listed (see unobserved_errors.hpp).
   if (task.error()) list_unobserved_error(task, *this);
   count(&worker::completed, foreign_completed_);  // before COMPLETE: a joiner then sees it counted
   auto& state = task.state();
@@ -749,20 +749,20 @@ void scheduler::park(worker& w, task_header* until) {
   const bool in_driver = driver_.lock().try_lock();
   const auto key =
       w.wakeups.prepare_wait(in_driver ? event_count::wait_site::elsewhere : event_count::wait_site::futex);
-  idle_.add_sleeper(w.index);
+  idle_workers_.add_sleeper(w.index);
   if (w.searching) {
     w.searching = false;
-    idle_.stop_searching();
+    idle_workers_.stop_searching();
   }
   // Look once more after announcing ourselves: the look of the event
-  // count's protocol, and of idle.hpp's invariant (the fence is its
+  // count's protocol, and of idle_workers.hpp's invariant (the fence is its
   // worker-side one, a no-op in the seq_cst form). Pinned tasks are
   // announced to their home worker alone, by unpark.
   dekker_fence();
   if (any_work() || !w.pinned.empty() || stop_requested(until)) {
     w.wakeups.cancel_wait(key);
     if (in_driver) driver_.lock().unlock();
-    if (!idle_.remove_sleeper(w.index)) w.searching = true;  // someone claimed us for work meanwhile
+    if (!idle_workers_.remove_sleeper(w.index)) w.searching = true;  // someone claimed us for work meanwhile
     return;
   }
   w.parks.fetch_add(1, std::memory_order_relaxed);
@@ -771,12 +771,12 @@ void scheduler::park(worker& w, task_header* until) {
   } else {
     w.wakeups.wait(key);
   }
-  if (!idle_.remove_sleeper(w.index)) w.searching = true;  // woken on purpose: counted as searching
+  if (!idle_workers_.remove_sleeper(w.index)) w.searching = true;  // woken on purpose: counted as searching
   // Hand the driver on: this worker is about to run tasks, and a worker
   // sleeping on its futex would otherwise not watch the timers. Only after
   // this worker has left the sleepers: otherwise it could pick itself, and
   // spin through park/unpark until the next deadline.
-  if (in_driver && (timers_.pending() > 0 || driver_.fd_count() > 0) && idle_.sleepers() > 0) {
+  if (in_driver && (timers_.pending() > 0 || driver_.fd_count() > 0) && idle_workers_.sleepers() > 0) {
     notify_parked();
   }
 }

@@ -36,7 +36,7 @@
 #include <lanes/io/runtime.hpp>
 
 #include "io/driver.hpp"
-#include "io/idle.hpp"
+#include "io/idle_workers.hpp"
 #include "io/inject_queue.hpp"
 #include "io/live_tasks.hpp"
 #include "io/local_queue.hpp"
@@ -132,7 +132,7 @@ class scheduler {
   // wake, so its own queues need no locked instructions.
   bool alone() const noexcept { return workers_.size() == 1; }
   // Failed tasks whose join_handle has not yet taken or dropped the result
-  // (guarded by the error registry's mutex, see error_registry.hpp).
+  // (guarded by the unobserved errors' mutex, see unobserved_errors.hpp).
   task_header*& unobserved_errors() noexcept { return unobserved_head_; }
 
  private:
@@ -215,7 +215,7 @@ class scheduler {
   unhandled_exception_handler handler_;
   std::vector<std::unique_ptr<worker>> workers_;
   inject_queue inject_;
-  idle idle_;
+  idle_workers idle_workers_;
   driver driver_;
   std::atomic<bool> driver_parked_{false};
 

@@ -5,7 +5,7 @@
 // does the same with both sides parking on futexes instead of spinning, to
 // prove no wake-up is lost.
 #include <lanes/detail/event_count.hpp>
-#include <lanes/react/detail/wait_slot.hpp>
+#include <lanes/react/detail/ring_wake_slot.hpp>
 #include <lanes/react/spsc_ring.hpp>
 
 #include <gtest/gtest.h>

@@ -68,7 +68,7 @@ class gate {
  public:
   // Work goes to `pool`; 0 permits is a config_error.
   gate(compute::pool& pool, std::size_t max_in_flight)
-      : target_{&compute::detail::registry_of(pool), nullptr}, state_(make_state(max_in_flight)) {}
+      : target_{&compute::detail::pool_state_of(pool), nullptr}, state_(make_state(max_in_flight)) {}
   // Work goes where offload(f) sends it from the calling task.
   explicit gate(std::size_t max_in_flight) : state_(make_state(max_in_flight)) {}
   gate(const gate&) = delete;

@@ -48,13 +48,13 @@ namespace detail {
 
 // The compute lane of the calling task's runtime (offload_link.hpp), or
 // the default pool outside a task.
-compute::detail::registry& offload_target();
+compute::detail::pool_state& offload_target();
 // The blocking pool of the runtime `owner` (created on first use).
 blocking_pool& blocking_pool_of(scheduler& owner);
 
 // Where an offload goes.
 struct lane_ref {
-  compute::detail::registry* compute = nullptr;  // or
+  compute::detail::pool_state* compute = nullptr;  // or
   blocking_pool* blocking = nullptr;
 };
 
@@ -174,7 +174,7 @@ template <class F, class... Args>
 requires detail::is_work_for<std::decay_t<F>, std::decay_t<Args>...>
 auto offload(compute::pool& pool, F&& f, Args&&... args) {
   return detail::offload_awaiter_for<F, Args...>(
-      detail::lane_ref{&compute::detail::registry_of(pool), nullptr},
+      detail::lane_ref{&compute::detail::pool_state_of(pool), nullptr},
       detail::bound_work_for<F, Args...>(std::forward<F>(f), std::forward<Args>(args)...));
 }
 

@@ -6,13 +6,13 @@
 //   auto [fills_tx, fills_rx]   = spsc_ring<fill>::make(1024, {.consumer_may_park = true});
 //   // react thread: input(orders_rx, ...) pushing into fills_tx
 //   // io task:
-//   if (auto back = co_await lanes::react::send(orders_tx, o)) { /* react side gone */ }
-//   while (auto f = co_await lanes::react::recv(fills_rx)) handle(*f);   // ends with closed
+//   if (auto back = co_await lanes::send(orders_tx, o)) { /* react side gone */ }
+//   while (auto f = co_await lanes::recv(fills_rx)) handle(*f);   // ends with closed
 //   // or, a batch per wake-up:
-//   while (co_await lanes::react::items_ready(fills_rx)) while (auto f = fills_rx.try_pop()) handle(*f);
+//   while (co_await lanes::items_ready(fills_rx)) while (auto f = fills_rx.try_pop()) handle(*f);
 //
 // How the react side wakes the task: the suspended awaiter arms the ring
-// side's wait slot with the task's waker; the react thread, after it
+// side's wake slot with the task's waker; the react thread, after it
 // publishes, pays a fence and one load of that slot, and only when the slot
 // is armed takes it and schedules the task (a queue push, and a futex wake
 // only if the io worker is asleep). Wake-ups are batched by construction:
@@ -41,12 +41,12 @@
 #include <lanes/result.hpp>
 #include <lanes/sync/closed.hpp>
 
-namespace lanes::react {
+namespace lanes {
 
 namespace detail {
 
 // The suspension part every ring awaiter shares: the task's waker behind a
-// wake_target, and whether the slot is still armed.
+// react wake_target, and whether the slot is still armed.
 class ring_task_wait {
  public:
   ring_task_wait() = default;
@@ -54,7 +54,7 @@ class ring_task_wait {
   ring_task_wait(const ring_task_wait&) = delete;
   ring_task_wait& operator=(const ring_task_wait&) = delete;
 
-  // await_suspend: arms with `arm(wake_target)`. True when suspended (the
+  // await_suspend: arms with `arm(react::detail::wake_target)`. True when suspended (the
   // wake-up is coming, or came already while this poll runs: the task is
   // then rescheduled when it ends); false when the ring was ready by the
   // time it was armed and no wake-up will come (resume now). Returning
@@ -62,10 +62,10 @@ class ring_task_wait {
   // spuriously, at its next await.
   template <class Arm>
   bool suspend(std::coroutine_handle<> h, const char* what, Arm&& arm) {
-    auto& self = lanes::detail::require_current_task(what);
+    auto& self = require_current_task(what);
     self.set_resume_point(h);
     waker_ = self.make_waker();
-    if (arm(wake_target{&wake, this})) {
+    if (arm(react::detail::wake_target{&wake, this})) {
       armed_ = true;
       return true;
     }
@@ -76,15 +76,15 @@ class ring_task_wait {
   // await_suspend when the ring turned out ready but the task is out of
   // its cooperative budget: reschedule it once (others run first).
   static bool yield_if_out_of_budget(std::coroutine_handle<> h, const char* what) {
-    if (lanes::detail::coop_consume()) return false;
-    auto& self = lanes::detail::require_current_task(what);
+    if (coop_consume()) return false;
+    auto& self = require_current_task(what);
     self.set_resume_point(h);
     self.make_waker().wake();  // running: it is rescheduled when this poll ends
     return true;
   }
 
   // await_resume and the destructor: takes the slot back. After this no
-  // notifier is inside wake() for this awaiter (wait_slot::disarm waits).
+  // notifier is inside wake() for this awaiter (ring_wake_slot::disarm waits).
   template <class Disarm>
   void settle(Disarm&& disarm) noexcept {
     if (!armed_) return;
@@ -95,33 +95,35 @@ class ring_task_wait {
  private:
   static void wake(void* self) noexcept { std::move(static_cast<ring_task_wait*>(self)->waker_).wake(); }
 
-  lanes::detail::waker waker_;
+  waker waker_;
   bool armed_ = false;
 };
 
 // The part of every ring awaiter but await_resume: wait until the side is
 // ready, suspending the task on the side's wait slot. `what` names the
-// operation in a runtime_misuse error ("co_await lanes::react::recv()").
+// operation in a runtime_misuse error ("co_await lanes::recv()").
 template <class Side>
 class ring_side_awaiter {
  public:
   // An empty handle never parks (its other side counts as gone: ready at
   // once), so only a real ring must have been made to park.
   ring_side_awaiter(Side& side, const char* what) : side_(side), what_(what) {
-    if (side_ && !ring_side<Side>::may_park(side_)) throw_not_made_to_park(ring_side<Side>::name);
+    if (side_ && !react::detail::ring_side<Side>::may_park(side_))
+      react::detail::throw_not_made_to_park(react::detail::ring_side<Side>::name);
   }
   ring_side_awaiter(ring_side_awaiter&&) noexcept = default;
   ~ring_side_awaiter() { settle(); }
 
-  bool await_ready() { return ring_side<Side>::ready(side_) && lanes::detail::coop_consume(); }
+  bool await_ready() { return react::detail::ring_side<Side>::ready(side_) && coop_consume(); }
   bool await_suspend(std::coroutine_handle<> h) {
-    if (ring_side<Side>::ready(side_)) return ring_task_wait::yield_if_out_of_budget(h, what_);
-    return wait_.suspend(h, what_, [this](wake_target t) { return ring_side<Side>::arm(side_, t); });
+    if (react::detail::ring_side<Side>::ready(side_)) return ring_task_wait::yield_if_out_of_budget(h, what_);
+    return wait_.suspend(
+        h, what_, [this](react::detail::wake_target t) { return react::detail::ring_side<Side>::arm(side_, t); });
   }
 
  protected:
   // First thing in await_resume. Resumed only when the side is ready:
-  // wait_slot::notify_if wakes for nothing else, and this task is the
+  // ring_wake_slot::notify_if wakes for nothing else, and this task is the
   // side's only user, so it is still ready.
   void settle() noexcept {
     wait_.settle([this] { side_.disarm_wait(); });
@@ -138,10 +140,10 @@ class ring_side_awaiter {
 // The oldest item, or closed once the producer is gone and the ring is
 // empty. Takes the item only when it resumes (cancellation-safe).
 template <class T>
-class recv_awaiter : public detail::ring_side_awaiter<ring_consumer<T>> {
+class ring_recv_awaiter : public detail::ring_side_awaiter<react::ring_consumer<T>> {
  public:
-  explicit recv_awaiter(ring_consumer<T>& rx)
-      : detail::ring_side_awaiter<ring_consumer<T>>(rx, "co_await lanes::react::recv()") {}
+  explicit ring_recv_awaiter(react::ring_consumer<T>& rx)
+      : detail::ring_side_awaiter<react::ring_consumer<T>>(rx, "co_await lanes::recv()") {}
   result<T, closed> await_resume() {
     this->settle();
     if (std::optional<T> item = this->side_.try_pop()) return std::move(*item);
@@ -153,10 +155,10 @@ class recv_awaiter : public detail::ring_side_awaiter<ring_consumer<T>> {
 // as many as there are, one wake-up for all), false once the producer is
 // gone and the ring is empty.
 template <class T>
-class items_ready_awaiter : public detail::ring_side_awaiter<ring_consumer<T>> {
+class ring_items_ready_awaiter : public detail::ring_side_awaiter<react::ring_consumer<T>> {
  public:
-  explicit items_ready_awaiter(ring_consumer<T>& rx)
-      : detail::ring_side_awaiter<ring_consumer<T>>(rx, "co_await lanes::react::items_ready()") {}
+  explicit ring_items_ready_awaiter(react::ring_consumer<T>& rx)
+      : detail::ring_side_awaiter<react::ring_consumer<T>>(rx, "co_await lanes::items_ready()") {}
   bool await_resume() {
     this->settle();
     return !this->side_.empty();
@@ -167,10 +169,10 @@ class items_ready_awaiter : public detail::ring_side_awaiter<ring_consumer<T>> {
 // consumer is gone. The value goes in only when the task resumes, so an
 // await that is cancelled (a timeout that fires) never half-sent it.
 template <class T>
-class send_awaiter : public detail::ring_side_awaiter<ring_producer<T>> {
+class ring_send_awaiter : public detail::ring_side_awaiter<react::ring_producer<T>> {
  public:
-  send_awaiter(ring_producer<T>& tx, T value)
-      : detail::ring_side_awaiter<ring_producer<T>>(tx, "co_await lanes::react::send()"), value_(std::move(value)) {}
+  ring_send_awaiter(react::ring_producer<T>& tx, T value)
+      : detail::ring_side_awaiter<react::ring_producer<T>>(tx, "co_await lanes::send()"), value_(std::move(value)) {}
   std::optional<T> await_resume() {
     this->settle();
     if (!this->side_.consumer_gone() && this->side_.try_push(std::move(value_))) return std::nullopt;
@@ -184,10 +186,10 @@ class send_awaiter : public detail::ring_side_awaiter<ring_producer<T>> {
 // True when `tx` has a free slot (fill it with try_push, push_n or
 // write/commit), false when the consumer is gone.
 template <class T>
-class space_ready_awaiter : public detail::ring_side_awaiter<ring_producer<T>> {
+class ring_space_ready_awaiter : public detail::ring_side_awaiter<react::ring_producer<T>> {
  public:
-  explicit space_ready_awaiter(ring_producer<T>& tx)
-      : detail::ring_side_awaiter<ring_producer<T>>(tx, "co_await lanes::react::space_ready()") {}
+  explicit ring_space_ready_awaiter(react::ring_producer<T>& tx)
+      : detail::ring_side_awaiter<react::ring_producer<T>>(tx, "co_await lanes::space_ready()") {}
   bool await_resume() {
     this->settle();
     return !this->side_.consumer_gone();
@@ -195,20 +197,20 @@ class space_ready_awaiter : public detail::ring_side_awaiter<ring_producer<T>> {
 };
 
 template <class T>
-recv_awaiter<T> recv(ring_consumer<T>& rx) {
-  return recv_awaiter<T>(rx);
+ring_recv_awaiter<T> recv(react::ring_consumer<T>& rx) {
+  return ring_recv_awaiter<T>(rx);
 }
 template <class T>
-items_ready_awaiter<T> items_ready(ring_consumer<T>& rx) {
-  return items_ready_awaiter<T>(rx);
+ring_items_ready_awaiter<T> items_ready(react::ring_consumer<T>& rx) {
+  return ring_items_ready_awaiter<T>(rx);
 }
 template <class T, class U>
-requires std::is_constructible_v<T, U&&> send_awaiter<T> send(ring_producer<T>& tx, U&& value) {
-  return send_awaiter<T>(tx, T(std::forward<U>(value)));
+requires std::is_constructible_v<T, U&&> ring_send_awaiter<T> send(react::ring_producer<T>& tx, U&& value) {
+  return ring_send_awaiter<T>(tx, T(std::forward<U>(value)));
 }
 template <class T>
-space_ready_awaiter<T> space_ready(ring_producer<T>& tx) {
-  return space_ready_awaiter<T>(tx);
+ring_space_ready_awaiter<T> space_ready(react::ring_producer<T>& tx) {
+  return ring_space_ready_awaiter<T>(tx);
 }
 
-}  // namespace lanes::react
+}  // namespace lanes

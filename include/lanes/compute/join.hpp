@@ -105,7 +105,7 @@ template <class A, class B>
 auto join_context(A& a, B& b) {
   if (worker* w = current_worker()) return join_on_worker(*w, a, b);
   auto in_pool = [&] { return join_on_worker(*current_worker(), a, b); };
-  return install(default_registry(), in_pool);
+  return install(default_pool_state(), in_pool);
 }
 
 }  // namespace detail

@@ -106,11 +106,11 @@ class pool {
 
   template <class F>
   std::invoke_result_t<F&> install(F&& f) {
-    return detail::install(lanes::detail::handle_state(registry_, "lanes::compute::pool::install"), f);
+    return detail::install(lanes::detail::handle_state(state_, "lanes::compute::pool::install"), f);
   }
   template <class F>
   void spawn(F&& f) {
-    detail::spawn_detached(lanes::detail::handle_state(registry_, "lanes::compute::pool::spawn"), std::forward<F>(f));
+    detail::spawn_detached(lanes::detail::handle_state(state_, "lanes::compute::pool::spawn"), std::forward<F>(f));
   }
 
   std::size_t threads() const noexcept;
@@ -121,12 +121,12 @@ class pool {
 
  private:
   friend pool& default_pool();
-  friend detail::registry& detail::registry_of(pool& p);
+  friend detail::pool_state& detail::pool_state_of(pool& p);
   struct adopt_tag {};
-  // A handle to a registry it does not own (the default pool's).
-  pool(adopt_tag, detail::registry* r) noexcept : registry_(r, detail::registry_deleter{false}) {}
+  // A handle to a pool state it does not own (the default pool's).
+  pool(adopt_tag, detail::pool_state* r) noexcept : state_(r, detail::pool_state_deleter{false}) {}
 
-  std::unique_ptr<detail::registry, detail::registry_deleter> registry_;
+  std::unique_ptr<detail::pool_state, detail::pool_state_deleter> state_;
 };
 
 class pool_builder {

@@ -31,7 +31,7 @@ requires std::ranges::sized_range<R> Out inclusive_scan(R&& in, Out out, Op op =
   if (n == 0) return end_out;
   // Blocks: enough for every thread to get several. (A small input does
   // not need the pool's size, nor to create the default pool to learn it.)
-  const std::size_t threads = n < 4096 ? 2 : detail::pool_size(detail::current_registry());
+  const std::size_t threads = n < 4096 ? 2 : detail::pool_size(detail::current_pool_state());
   const std::size_t blocks = std::min<std::size_t>(n, std::max<std::size_t>(1, threads * 8));
   const std::size_t per_block = (n + blocks - 1) / blocks;
   const auto block_range = [&](std::size_t k) { return std::pair{k * per_block, std::min(n, (k + 1) * per_block)}; };

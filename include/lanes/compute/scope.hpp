@@ -37,10 +37,10 @@ class task_scope {
     auto* j = new scoped_job<stored>(*this, stored(std::forward<F>(f)));
     pending_.add();
     detail::worker* w = detail::current_worker();
-    if (w != nullptr && &w->owner() == &registry_) {
+    if (w != nullptr && &w->owner() == &state_) {
       w->push(j);
     } else {
-      detail::inject(registry_, j);
+      detail::inject(state_, j);
     }
   }
 
@@ -48,7 +48,7 @@ class task_scope {
   template <class F>
   friend auto scope(F&& body);
 
-  task_scope(detail::registry& r, detail::worker& w) noexcept : registry_(r), pending_(&w, 1) {}
+  task_scope(detail::pool_state& r, detail::worker& w) noexcept : state_(r), pending_(&w, 1) {}
 
   void record(std::exception_ptr e) noexcept {
     bool expected = false;
@@ -95,7 +95,7 @@ class task_scope {
     return result.take();
   }
 
-  detail::registry& registry_;
+  detail::pool_state& state_;
   detail::count_latch pending_;
   std::atomic<bool> failed_{false};
   std::exception_ptr error_;  // written once, by the thread that set failed_
@@ -109,7 +109,7 @@ auto scope(F&& body) {
     return s.run(w, body);
   };
   if (detail::current_worker() != nullptr) return in_pool();
-  return detail::install(detail::default_registry(), in_pool);
+  return detail::install(detail::default_pool_state(), in_pool);
 }
 
 }  // namespace lanes::compute

@@ -162,7 +162,7 @@ void sort_range(R&& range, Less less, const sort_options& options) {
   if (current_worker() != nullptr) {
     in_pool();
   } else {
-    install(default_registry(), in_pool);
+    install(default_pool_state(), in_pool);
   }
 }
 

@@ -13,7 +13,7 @@ namespace lanes::compute {
 
 template <class F>
 void spawn(F&& f) {
-  detail::spawn_detached(detail::current_registry(), std::forward<F>(f));
+  detail::spawn_detached(detail::current_pool_state(), std::forward<F>(f));
 }
 
 }  // namespace lanes::compute

@@ -31,7 +31,7 @@
 // Sleeping: spinning needs nothing from the ring. A side that parks (a
 // thread on a futex, an io task) arms that side's wait slot, and the other
 // side then checks the slot after every publish, which costs a fence
-// (react/detail/wait_slot.hpp). A ring pays only for what it is made for:
+// (react/detail/ring_wake_slot.hpp). A ring pays only for what it is made for:
 // ring_options says at make() which sides may park; arming a side the
 // ring was not made for is a config_error.
 #pragma once
@@ -50,8 +50,8 @@
 
 #include <lanes/config_error.hpp>
 #include <lanes/detail/ordering.hpp>
+#include <lanes/react/detail/ring_wake_slot.hpp>
 #include <lanes/react/detail/streaming_store.hpp>
-#include <lanes/react/detail/wait_slot.hpp>
 
 namespace lanes::react {
 
@@ -128,9 +128,9 @@ class ring_state {
   // Written by the consumer only: the next index it will read.
   alignas(cache_line) std::atomic<std::size_t> head_{0};
   // Armed by a sleeping consumer, notified by the producer (and the reverse).
-  alignas(cache_line) wait_slot consumer_waiting_;
+  alignas(cache_line) ring_wake_slot consumer_waiting_;
   std::atomic<bool> producer_gone_{false};
-  alignas(cache_line) wait_slot producer_waiting_;
+  alignas(cache_line) ring_wake_slot producer_waiting_;
   std::atomic<bool> consumer_gone_{false};
 };
 
@@ -363,7 +363,7 @@ class alignas(detail::cache_line) ring_producer {
     if (layout_.options.consumer_may_park) {
       lanes::detail::dekker_fence();
       // The consumer is woken only if an item is still there for it (see
-      // wait_slot::notify_if: a late notification must not wake it).
+      // ring_wake_slot::notify_if: a late notification must not wake it).
       state_->consumer_waiting_.notify_if([this] { return state_->head_.load(std::memory_order_acquire) != tail_; });
     }
   }

@@ -20,13 +20,13 @@ class offload_link final : public lane_link {
   static constexpr std::uint64_t look_ns = 20'000;
 
   // `compute`: the pool offload() uses; nullptr for the default pool.
-  explicit offload_link(compute::detail::registry* compute) noexcept : compute_(compute) {}
+  explicit offload_link(compute::detail::pool_state* compute) noexcept : compute_(compute) {}
 
   std::uint64_t look_before_park_ns() const noexcept override {
     return waiters_.load(std::memory_order_relaxed) != 0 ? look_ns : 0;
   }
-  compute::detail::registry& compute() const noexcept {
-    return compute_ != nullptr ? *compute_ : compute::detail::default_registry();
+  compute::detail::pool_state& compute() const noexcept {
+    return compute_ != nullptr ? *compute_ : compute::detail::default_pool_state();
   }
   // A task suspends on an offload / comes back from it. Relaxed: the count
   // only tunes how long idle workers look; no data is published through it.
@@ -34,7 +34,7 @@ class offload_link final : public lane_link {
   void waiter_leave() noexcept { waiters_.fetch_sub(1, std::memory_order_relaxed); }
 
  private:
-  compute::detail::registry* const compute_;
+  compute::detail::pool_state* const compute_;
   std::atomic<std::uint32_t> waiters_{0};
 };
 

@@ -20,30 +20,30 @@ class pool;
 
 namespace lanes::compute::detail {
 
-struct registry_deleter {
+struct pool_state_deleter {
   bool owning = true;
-  void operator()(registry* r) const noexcept;
+  void operator()(pool_state* r) const noexcept;
 };
 
-// The registry behind a pool handle.
-registry& registry_of(pool& p);  // runtime_misuse for an empty (moved-from) pool
+// The state behind a pool handle.
+pool_state& pool_state_of(pool& p);  // runtime_misuse for an empty (moved-from) pool
 // Submits a job from outside the pool and wakes a worker for it.
-void inject(registry& r, job* j);
+void inject(pool_state& r, job* j);
 // Applies the pool's io_worker_policy when the caller is an io worker.
-void check_blocking_entry(registry& r);
+void check_blocking_entry(pool_state& r);
 // Detached jobs: counted so that destroying the pool waits for them.
-void detached_begin(registry& r) noexcept;
-void detached_end(registry& r) noexcept;
-void detached_error(registry& r, const std::exception_ptr& error) noexcept;
-// The default pool's registry (created on first use).
-registry& default_registry();
-std::size_t pool_size(const registry& r) noexcept;
+void detached_begin(pool_state& r) noexcept;
+void detached_end(pool_state& r) noexcept;
+void detached_error(pool_state& r, const std::exception_ptr& error) noexcept;
+// The default pool's state (created on first use).
+pool_state& default_pool_state();
+std::size_t pool_size(const pool_state& r) noexcept;
 
 // The pool a free function (join, scope, an algorithm) works in: the
 // calling worker's own, or the default pool.
-inline registry& current_registry() {
+inline pool_state& current_pool_state() {
   worker* w = current_worker();
-  return w != nullptr ? w->owner() : default_registry();
+  return w != nullptr ? w->owner() : default_pool_state();
 }
 
 // A job run for a thread outside the pool, which blocks until it is done.
@@ -80,7 +80,7 @@ class blocking_job : public job {
 };
 
 template <class F>
-std::invoke_result_t<F&> install(registry& r, F& f) {
+std::invoke_result_t<F&> install(pool_state& r, F& f) {
   worker* w = current_worker();
   if (w != nullptr && &w->owner() == &r) return f();
   check_blocking_entry(r);
@@ -93,12 +93,12 @@ std::invoke_result_t<F&> install(registry& r, F& f) {
 template <class F>
 class detached_job : public job {
  public:
-  detached_job(registry& r, F&& f) : job(&detached_job::execute), registry_(r), f_(std::move(f)) {}
+  detached_job(pool_state& r, F&& f) : job(&detached_job::execute), state_(r), f_(std::move(f)) {}
 
  private:
   static void execute(job* self) noexcept {
     auto* j = static_cast<detached_job*>(self);
-    registry& r = j->registry_;
+    pool_state& r = j->state_;
     try {
       j->f_();
     } catch (...) {
@@ -107,7 +107,7 @@ class detached_job : public job {
     delete j;  // the callable's destructor runs before the pool may see the count drop
     detached_end(r);
   }
-  registry& registry_;
+  pool_state& state_;
   F f_;
 };
 
@@ -115,7 +115,7 @@ class detached_job : public job {
 // a push that throws (std::bad_alloc growing the deque or the injector)
 // uncounts and frees it, so the pool's destructor does not wait for it.
 template <class F>
-void spawn_detached(registry& r, F&& f) {
+void spawn_detached(pool_state& r, F&& f) {
   using stored = std::decay_t<F>;
   auto* j = new detached_job<stored>(r, stored(std::forward<F>(f)));
   detached_begin(r);

@@ -116,7 +116,7 @@ T drive(std::size_t n, const par_options& options, T identity, Leaf& leaf, Combi
     splitter s{threads, threads, std::max<std::size_t>(1, options.grain)};
     return split_reduce<T>(done, n, s, false, identity, leaf, combine, skip);
   };
-  T rest = current_worker() != nullptr ? in_pool() : install(default_registry(), in_pool);
+  T rest = current_worker() != nullptr ? in_pool() : install(default_pool_state(), in_pool);
   return combine(std::move(acc), std::move(rest));
 }
 

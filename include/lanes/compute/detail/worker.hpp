@@ -17,16 +17,16 @@
 
 namespace lanes::compute::detail {
 
-class registry;
+class pool_state;
 
 class worker {
  public:
-  worker(registry& owner, std::size_t index, lanes::detail::event_count& wakeups, bool alone) noexcept
+  worker(pool_state& owner, std::size_t index, lanes::detail::event_count& wakeups, bool alone) noexcept
       : owner_(owner), index_(index), wakeups_(wakeups), alone_(alone) {}
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
 
-  registry& owner() const noexcept { return owner_; }
+  pool_state& owner() const noexcept { return owner_; }
   std::size_t index() const noexcept { return index_; }
 
   // Publishes a job that other workers may steal.
@@ -99,7 +99,7 @@ class worker {
   }
   friend void wake_worker(worker& w) noexcept;
 
-  registry& owner_;
+  pool_state& owner_;
   std::size_t index_;
   lanes::detail::event_count& wakeups_;                // the pool's: idle workers sleep on it
   bool alone_;                                         // the pool has this one worker

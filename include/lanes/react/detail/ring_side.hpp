@@ -4,7 +4,7 @@
 // on the same definition of "ready" and arm the same wait slot.
 #pragma once
 
-#include <lanes/react/detail/wait_slot.hpp>
+#include <lanes/react/detail/ring_wake_slot.hpp>
 #include <lanes/react/spsc_ring.hpp>
 
 namespace lanes::react::detail {

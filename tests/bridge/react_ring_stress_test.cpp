@@ -43,13 +43,13 @@ task<std::uint64_t> send_all(ring_producer<std::uint64_t> tx, std::uint64_t coun
   std::uint64_t cancelled = 0;
   for (std::uint64_t i = 0; i < count;) {
     if (rng() % 4 == 0) {
-      auto sent = co_await lanes::timeout(random_patience(rng), lanes::react::send(tx, i));
+      auto sent = co_await lanes::timeout(random_patience(rng), lanes::send(tx, i));
       if (!sent) {
         ++cancelled;  // timed out: nothing was put in; send it again
         continue;
       }
       if (*sent) co_return ~std::uint64_t{0};  // the consumer left early: a failure
-    } else if (co_await lanes::react::send(tx, i)) {
+    } else if (co_await lanes::send(tx, i)) {
       co_return ~std::uint64_t{0};
     }
     ++i;
@@ -73,7 +73,7 @@ task<tally> receive_all(ring_consumer<std::uint64_t>& rx, std::uint32_t seed) {
   while (true) {
     const auto kind = rng() % 3;
     if (kind == 0) {
-      auto got = co_await lanes::timeout(random_patience(rng), lanes::react::recv(rx));
+      auto got = co_await lanes::timeout(random_patience(rng), lanes::recv(rx));
       if (!got) {
         ++t.cancelled;
         continue;
@@ -81,11 +81,11 @@ task<tally> receive_all(ring_consumer<std::uint64_t>& rx, std::uint32_t seed) {
       if (!*got) break;  // closed
       check(**got);
     } else if (kind == 1) {
-      auto got = co_await lanes::react::recv(rx);
+      auto got = co_await lanes::recv(rx);
       if (!got) break;
       check(*got);
     } else {
-      if (!co_await lanes::react::items_ready(rx)) break;
+      if (!co_await lanes::items_ready(rx)) break;
       const auto chunk = rx.read(1 + rng() % 8);
       for (std::size_t i = 0; i < chunk.size(); ++i) check(chunk[i]);
       rx.consume(chunk.size());

@@ -51,13 +51,13 @@ TEST(ReactIoBridge, AnIoTaskFeedsAReactThreadAndReadsItsResults) {
     auto sender = lanes::spawn([](ring_producer<std::uint64_t> tx, std::uint64_t count) -> task<std::uint64_t> {
       std::uint64_t refused = 0;
       for (std::uint64_t i = 0; i < count; ++i)
-        if (co_await lanes::react::send(tx, i)) ++refused;
+        if (co_await lanes::send(tx, i)) ++refused;
       co_return refused;  // tx is dropped here: the react thread ends once it has drained
     }(std::move(tx), count));
     std::uint64_t expected = 0;
     std::uint64_t bad = 0;
     while (true) {
-      auto reply = co_await lanes::react::recv(rx);
+      auto reply = co_await lanes::recv(rx);
       if (!reply) break;  // closed: the react thread ended and dropped its reply producer
       if (*reply != expected * 2) ++bad;
       ++expected;
@@ -84,7 +84,7 @@ TEST(ReactIoBridge, ItemsReadyBatchesWakeUps) {
   };
   const outcome got = rt.block_on([](ring_consumer<std::uint64_t>& rx) -> task<outcome> {
     outcome o;
-    while (co_await lanes::react::items_ready(rx)) {
+    while (co_await lanes::items_ready(rx)) {
       ++o.wakeups;
       auto chunk = rx.read(rx.capacity());
       for (std::size_t i = 0; i < chunk.size(); ++i)
@@ -106,24 +106,24 @@ TEST(ReactIoBridge, TheOtherSideGoneIsClosedNotAnError) {
     {
       auto ring = spsc_ring<std::string>::make(4, both_park);
       ring.consumer = {};
-      auto back = co_await lanes::react::send(ring.producer, std::string("kept"));
+      auto back = co_await lanes::send(ring.producer, std::string("kept"));
       EXPECT_TRUE(back.has_value());
       if (back) {
         EXPECT_EQ(*back, "kept");
       }
-      EXPECT_FALSE(co_await lanes::react::space_ready(ring.producer));
+      EXPECT_FALSE(co_await lanes::space_ready(ring.producer));
     }
     {
       auto ring = spsc_ring<std::string>::make(4, both_park);
-      EXPECT_FALSE(co_await lanes::react::send(ring.producer, "last"));
+      EXPECT_FALSE(co_await lanes::send(ring.producer, "last"));
       ring.producer = {};
-      auto first = co_await lanes::react::recv(ring.consumer);
+      auto first = co_await lanes::recv(ring.consumer);
       EXPECT_TRUE(first.has_value());
       if (first) {
         EXPECT_EQ(*first, "last");
       }
-      EXPECT_FALSE(co_await lanes::react::recv(ring.consumer));
-      EXPECT_FALSE(co_await lanes::react::items_ready(ring.consumer));
+      EXPECT_FALSE(co_await lanes::recv(ring.consumer));
+      EXPECT_FALSE(co_await lanes::items_ready(ring.consumer));
     }
   }());
 }
@@ -137,11 +137,11 @@ TEST(ReactIoBridge, AnEmptyHandleIsClosedAtOnce) {
     auto ring = spsc_ring<std::string>::make(4, both_park);
     auto tx = std::move(ring.producer);
     auto rx = std::move(ring.consumer);
-    auto back = co_await lanes::react::send(ring.producer, std::string("kept"));
+    auto back = co_await lanes::send(ring.producer, std::string("kept"));
     EXPECT_TRUE(back.has_value() && *back == "kept");
-    EXPECT_FALSE(co_await lanes::react::space_ready(ring.producer));
-    EXPECT_FALSE(co_await lanes::react::recv(ring.consumer));
-    EXPECT_FALSE(co_await lanes::react::items_ready(ring.consumer));
+    EXPECT_FALSE(co_await lanes::space_ready(ring.producer));
+    EXPECT_FALSE(co_await lanes::recv(ring.consumer));
+    EXPECT_FALSE(co_await lanes::items_ready(ring.consumer));
   }());
 }
 
@@ -150,14 +150,14 @@ TEST(ReactIoBridge, CancelledAwaitsLeaveTheRingAsItWas) {
   auto rt = lanes::runtime::multi_thread().worker_threads(1).build();
   rt.block_on([]() -> task<void> {
     auto ring = spsc_ring<int>::make(2, both_park);
-    auto empty = co_await lanes::timeout(5ms, lanes::react::recv(ring.consumer));
+    auto empty = co_await lanes::timeout(5ms, lanes::recv(ring.consumer));
     EXPECT_FALSE(empty.has_value());
     EXPECT_TRUE(ring.producer.try_push(1));
     EXPECT_TRUE(ring.producer.try_push(2));
-    auto full = co_await lanes::timeout(5ms, lanes::react::send(ring.producer, 3));
+    auto full = co_await lanes::timeout(5ms, lanes::send(ring.producer, 3));
     EXPECT_FALSE(full.has_value());
     EXPECT_EQ(ring.consumer.size(), 2U);
-    auto waited = co_await lanes::timeout(5ms, lanes::react::space_ready(ring.producer));
+    auto waited = co_await lanes::timeout(5ms, lanes::space_ready(ring.producer));
     EXPECT_FALSE(waited.has_value());
 
     // Both sides still wake: a plain thread pops two and then pushes back.
@@ -166,9 +166,9 @@ TEST(ReactIoBridge, CancelledAwaitsLeaveTheRingAsItWas) {
       EXPECT_EQ(ring.consumer.try_pop(), 1);
       EXPECT_EQ(ring.consumer.try_pop(), 2);
     });
-    EXPECT_FALSE(co_await lanes::react::send(ring.producer, 3));
+    EXPECT_FALSE(co_await lanes::send(ring.producer, 3));
     other.join();
-    auto three = co_await lanes::react::recv(ring.consumer);
+    auto three = co_await lanes::recv(ring.consumer);
     EXPECT_TRUE(three.has_value());
     if (three) {
       EXPECT_EQ(*three, 3);
@@ -178,15 +178,15 @@ TEST(ReactIoBridge, CancelledAwaitsLeaveTheRingAsItWas) {
 
 TEST(ReactIoBridge, ARingNotMadeToParkIsAConfigError) {
   auto ring = spsc_ring<int>::make(2);
-  EXPECT_THROW((void)lanes::react::recv(ring.consumer), lanes::config_error);
-  EXPECT_THROW((void)lanes::react::items_ready(ring.consumer), lanes::config_error);
-  EXPECT_THROW((void)lanes::react::send(ring.producer, 1), lanes::config_error);
-  EXPECT_THROW((void)lanes::react::space_ready(ring.producer), lanes::config_error);
+  EXPECT_THROW((void)lanes::recv(ring.consumer), lanes::config_error);
+  EXPECT_THROW((void)lanes::items_ready(ring.consumer), lanes::config_error);
+  EXPECT_THROW((void)lanes::send(ring.producer, 1), lanes::config_error);
+  EXPECT_THROW((void)lanes::space_ready(ring.producer), lanes::config_error);
 }
 
 TEST(ReactIoBridge, OutsideATaskIsAnError) {
   auto ring = spsc_ring<int>::make(2, both_park);
-  auto a = lanes::react::recv(ring.consumer);
+  auto a = lanes::recv(ring.consumer);
   EXPECT_THROW(a.await_suspend(std::noop_coroutine()), lanes::runtime_misuse);
 }
 

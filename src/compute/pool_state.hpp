@@ -1,4 +1,4 @@
-// registry: a compute pool's shared state - its workers and their threads,
+// pool_state: a compute pool's shared state - its workers and their threads,
 // the injector for work from outside, the idle signal, the count of
 // detached jobs and the error handler. `pool` is a handle to one.
 //
@@ -28,12 +28,12 @@
 
 namespace lanes::compute::detail {
 
-class registry {
+class pool_state {
  public:
-  explicit registry(pool_options options);
-  ~registry();
-  registry(const registry&) = delete;
-  registry& operator=(const registry&) = delete;
+  explicit pool_state(pool_options options);
+  ~pool_state();
+  pool_state(const pool_state&) = delete;
+  pool_state& operator=(const pool_state&) = delete;
 
   void inject(job* j);
   // A job from the injector, or nullptr (a relaxed size check first: the

@@ -1,4 +1,4 @@
-#include "io/error_registry.hpp"
+#include "io/unobserved_errors.hpp"
 
 #include <cstdio>
 #include <mutex>

@@ -1,4 +1,4 @@
-// wait_slot: where one side of a ring says "I am asleep, wake me", and how
+// ring_wake_slot: where one side of a ring says "I am asleep, wake me", and how
 // the other side does it exactly once.
 //
 // A side that has nothing to do (the consumer of an empty ring, the
@@ -48,7 +48,7 @@ inline wake_target wake_target_of(lanes::detail::event_count& wakeups) noexcept 
   return {[](void* ec) noexcept { static_cast<lanes::detail::event_count*>(ec)->notify_one(); }, &wakeups};
 }
 
-class wait_slot {
+class ring_wake_slot {
  public:
   // Waiter: arms the slot. The caller then runs dekker_fence() and
   // re-checks the ring with dekker_load, and disarms if it found work.

@@ -1,6 +1,6 @@
 // The compute pool's shared state: threads, the injector, detached-job
-// accounting and shutdown (the protocol is in registry.hpp).
-#include "compute/registry.hpp"
+// accounting and shutdown (the protocol is in pool_state.hpp).
+#include "compute/pool_state.hpp"
 
 #include <sched.h>
 #include <sys/resource.h>
@@ -22,7 +22,7 @@ namespace lanes::compute::detail {
 namespace {
 
 struct thread_start {
-  registry* owner;
+  pool_state* owner;
   worker* self;
 };
 
@@ -55,7 +55,7 @@ void apply_priority(thread_priority priority) noexcept {
 
 }  // namespace
 
-registry::registry(pool_options options) : options_(std::move(options)) {
+pool_state::pool_state(pool_options options) : options_(std::move(options)) {
   if (options_.threads == 0) options_.threads = budget::detect().compute_threads.value;
   workers_.reserve(options_.threads);
   for (std::size_t i = 0; i < options_.threads; ++i)
@@ -63,7 +63,7 @@ registry::registry(pool_options options) : options_(std::move(options)) {
   start_threads();
 }
 
-void registry::start_threads() {
+void pool_state::start_threads() {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   if (options_.stack_size != 0) {
@@ -76,7 +76,7 @@ void registry::start_threads() {
   for (auto& w : workers_) {
     auto* start = new thread_start{this, w.get()};
     pthread_t t{};
-    if (const int rc = pthread_create(&t, &attr, &registry::thread_main, start); rc != 0) {
+    if (const int rc = pthread_create(&t, &attr, &pool_state::thread_main, start); rc != 0) {
       delete start;
       pthread_attr_destroy(&attr);
       stopping_.store(true, std::memory_order_release);
@@ -89,10 +89,10 @@ void registry::start_threads() {
   pthread_attr_destroy(&attr);
 }
 
-void* registry::thread_main(void* arg) noexcept {
+void* pool_state::thread_main(void* arg) noexcept {
   const thread_start start = *static_cast<thread_start*>(arg);
   delete static_cast<thread_start*>(arg);
-  registry& r = *start.owner;
+  pool_state& r = *start.owner;
   worker& w = *start.self;
   pthread_setname_np(pthread_self(), thread_name(r.options_.thread_name, w.index()).c_str());
   apply_priority(r.options_.priority);
@@ -115,7 +115,7 @@ void* registry::thread_main(void* arg) noexcept {
   return nullptr;
 }
 
-registry::~registry() {
+pool_state::~pool_state() {
   {
     std::unique_lock lock(detached_mutex_);
     detached_done_.wait(lock, [this] { return detached_.load(std::memory_order_acquire) == 0; });
@@ -125,7 +125,7 @@ registry::~registry() {
   for (pthread_t t : threads_) pthread_join(t, nullptr);
 }
 
-void registry::inject(job* j) {
+void pool_state::inject(job* j) {
   {
     std::lock_guard lock(injector_mutex_);
     injector_.push_back(j);
@@ -135,7 +135,7 @@ void registry::inject(job* j) {
   wakeups_.notify_one();
 }
 
-job* registry::take_injected() noexcept {
+job* pool_state::take_injected() noexcept {
   if (injected_size_.load(std::memory_order_seq_cst) == 0) return nullptr;
   std::lock_guard lock(injector_mutex_);
   if (injector_.empty()) return nullptr;
@@ -145,7 +145,7 @@ job* registry::take_injected() noexcept {
   return j;
 }
 
-job* registry::steal_for(worker& thief, std::uint64_t& seed) noexcept {
+job* pool_state::steal_for(worker& thief, std::uint64_t& seed) noexcept {
   const std::size_t n = workers_.size();
   if (n < 2) return nullptr;
   seed ^= seed << 13;
@@ -167,14 +167,14 @@ job* registry::steal_for(worker& thief, std::uint64_t& seed) noexcept {
   return nullptr;
 }
 
-void registry::detached_end() noexcept {
+void pool_state::detached_end() noexcept {
   if (detached_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     std::lock_guard lock(detached_mutex_);  // pairs with the destructor's wait
     detached_done_.notify_all();
   }
 }
 
-void registry::detached_error(const std::exception_ptr& error) noexcept {
+void pool_state::detached_error(const std::exception_ptr& error) noexcept {
   detached_errors_.fetch_add(1, std::memory_order_relaxed);
   if (options_.on_error) {
     try {
@@ -194,7 +194,7 @@ void registry::detached_error(const std::exception_ptr& error) noexcept {
   }
 }
 
-pool_metrics registry::metrics() const {
+pool_metrics pool_state::metrics() const {
   pool_metrics m;
   m.threads = workers_.size();
   for (const auto& w : workers_) {

@@ -1,4 +1,4 @@
-// idle: which workers sleep, and how many are searching for work.
+// idle_workers: which io workers sleep, and how many are searching for work.
 //
 // Invariant (no lost wake-ups): a worker goes to sleep only after it has
 // (1) put itself on the sleeper list, (2) stopped counting as searching (an
@@ -37,9 +37,9 @@
 
 namespace lanes::detail {
 
-class idle {
+class idle_workers {
  public:
-  explicit idle(unsigned workers) : workers_(workers) { sleepers_.reserve(workers); }
+  explicit idle_workers(unsigned workers) : workers_(workers) { sleepers_.reserve(workers); }
 
   bool try_start_searching() noexcept {
     const auto searching = num_searching_.load(std::memory_order_seq_cst);
