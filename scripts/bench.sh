@@ -5,6 +5,7 @@
 # would, installs `lanes-bench` and the Rust peers next to `lanes`, and
 # runs the lab's tests (every scenario in its quick form).
 #   bench.sh               build, install, test
+#   bench.sh --build-only  build and install only
 #   bench.sh ARGS...       build, install, then run `lanes bench ARGS...`
 #                          (e.g. `bench.sh s3`, `bench.sh list`)
 set -euo pipefail
@@ -20,6 +21,7 @@ cmake -S bench -B build/bench -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TY
   -DCMAKE_PREFIX_PATH="$stage" -DCMAKE_INSTALL_PREFIX="$stage" -DLANES_STAGED_TOOL="$stage/bin/lanes" >/dev/null
 cmake --build build/bench
 cmake --install build/bench >/dev/null
+[ "${1:-}" = --build-only ] && exit 0
 if [ $# -gt 0 ]; then
   exec "$stage/bin/lanes" bench "$@"
 fi
