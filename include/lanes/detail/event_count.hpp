@@ -60,13 +60,6 @@
 
 namespace lanes::detail {
 
-// std::atomic and the real fence: what the library runs on.
-struct std_atomics {
-  template <class T>
-  using atomic = std::atomic<T>;
-  static void seq_cst_fence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
-};
-
 template <class Atomics>
 class basic_event_count {
   template <class T>

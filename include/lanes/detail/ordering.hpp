@@ -31,6 +31,15 @@ inline constexpr std::memory_order dekker_store =
     LANES_SEQ_CST_FORM ? std::memory_order_seq_cst : std::memory_order_release;
 inline constexpr std::memory_order dekker_load =
     LANES_SEQ_CST_FORM ? std::memory_order_seq_cst : std::memory_order_acquire;
+// The atomics the lock-free templates (event_count, the compute deque) are
+// written against: std::atomic and the real fence. tests/model swaps in
+// atomics that run the same code under every interleaving.
+struct std_atomics {
+  template <class T>
+  using atomic = std::atomic<T>;
+  static void seq_cst_fence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+};
+
 inline void dekker_fence() noexcept {
 #if !LANES_SEQ_CST_FORM
   std::atomic_thread_fence(std::memory_order_seq_cst);

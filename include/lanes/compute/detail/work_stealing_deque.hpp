@@ -42,9 +42,13 @@
 
 namespace lanes::compute::detail {
 
-template <class T>
+// `Atomics`: std::atomic in the library; model atomics in tests/compute's
+// interleaving check, which runs this same code.
+template <class T, class Atomics = lanes::detail::std_atomics>
 class work_stealing_deque {
   static_assert(std::is_pointer_v<T>, "the deque holds pointers: slots are read racily, as atomics");
+  template <class U>
+  using atomic = typename Atomics::template atomic<U>;
 
  public:
   explicit work_stealing_deque(std::int64_t initial_capacity = 256) {
@@ -84,7 +88,7 @@ class work_stealing_deque {
     std::int64_t t = top_.load(std::memory_order_seq_cst);
 #else
     bottom_.store(b, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // the claim, before the read of top_
+    Atomics::seq_cst_fence();  // the claim, before the read of top_
     std::int64_t t = top_.load(std::memory_order_relaxed);
 #endif
     if (t > b) {  // empty
@@ -120,7 +124,7 @@ class work_stealing_deque {
     const std::int64_t b = bottom_.load(std::memory_order_seq_cst);
 #else
     std::int64_t t = top_.load(std::memory_order_acquire);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    Atomics::seq_cst_fence();
     const std::int64_t b = bottom_.load(std::memory_order_acquire);
 #endif
     if (t >= b) return nullptr;
@@ -147,8 +151,8 @@ class work_stealing_deque {
   struct ring {
     explicit ring(std::int64_t capacity)
         : mask(capacity - 1),
-          slots(new std::atomic<T>[static_cast<std::size_t>(capacity)]),
-          tags(new std::atomic<std::uintptr_t>[static_cast<std::size_t>(capacity)]) {}
+          slots(new atomic<T>[static_cast<std::size_t>(capacity)]),
+          tags(new atomic<std::uintptr_t>[static_cast<std::size_t>(capacity)]) {}
     void put(std::int64_t i, T item, std::uintptr_t t) noexcept {
       slots[index(i)].store(item, std::memory_order_relaxed);
       tags[index(i)].store(t, std::memory_order_relaxed);
@@ -157,8 +161,8 @@ class work_stealing_deque {
     std::uintptr_t tag(std::int64_t i) const noexcept { return tags[index(i)].load(std::memory_order_relaxed); }
     std::size_t index(std::int64_t i) const noexcept { return static_cast<std::size_t>(i & mask); }
     std::int64_t mask;
-    std::unique_ptr<std::atomic<T>[]> slots;
-    std::unique_ptr<std::atomic<std::uintptr_t>[]> tags;
+    std::unique_ptr<atomic<T>[]> slots;
+    std::unique_ptr<atomic<std::uintptr_t>[]> tags;
   };
 
   ring* grow(ring* old, std::int64_t t, std::int64_t b) {
@@ -170,9 +174,9 @@ class work_stealing_deque {
     return r;
   }
 
-  alignas(64) std::atomic<std::int64_t> top_{0};
-  alignas(64) std::atomic<std::int64_t> bottom_{0};
-  alignas(64) std::atomic<ring*> ring_{nullptr};
+  alignas(64) atomic<std::int64_t> top_{0};
+  alignas(64) atomic<std::int64_t> bottom_{0};
+  alignas(64) atomic<ring*> ring_{nullptr};
   std::vector<std::unique_ptr<ring>> rings_;  // owner only; every ring ever used
 };
 
