@@ -34,7 +34,6 @@ constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
 // that timers keep coming due behind a queue that never empties.
 constexpr std::size_t min_timer_batch = 32;
 
-thread_local task_header* tls_task = nullptr;
 thread_local int tls_coop = coop_budget_per_poll;
 
 void store_max(std::atomic<std::uint64_t>& target, std::uint64_t value) noexcept {
@@ -189,7 +188,7 @@ void scheduler::shutdown() noexcept {
     live_.unlink_when_stopped(*task);
     task->ref();  // stands in for the running reference complete() drops
     task->ref();  // ours, to read the wake count after complete()
-    if ((task->load_state() & task_state::complete) == 0) {
+    if (!task->is_complete()) {
       if (task->settle_pending(false)) {
         task->cancel_frame();
       } else {
@@ -261,7 +260,7 @@ void scheduler::spawn(task_header& task) noexcept {
     complete(task, true);
     return;
   }
-  schedule(task, true);  // new tasks go to the back, not the LIFO slot
+  schedule(task, placement::back);  // new tasks go to the back, not the LIFO slot
 }
 
 int scheduler::caller_index() const noexcept {
@@ -277,7 +276,7 @@ int scheduler::worker_index_of_caller(const char* what) const {
   return index;
 }
 
-void scheduler::schedule(task_header& task, bool yielded, worker* const w) noexcept {
+void scheduler::schedule(task_header& task, placement where, worker* const w) noexcept {
   // A wake from another thread pushes the task, then wakes a parked worker.
   // Between the two the task can run, complete and let block_on return, and
   // the runtime be destroyed while this call still reads idle_workers_ and the
@@ -304,7 +303,7 @@ void scheduler::schedule(task_header& task, bool yielded, worker* const w) noexc
   if (w != nullptr && !closed_.load(std::memory_order_relaxed)) {
     // The LIFO slot is for a task woken by the running task; wakes from the
     // driver or maintenance (timers, in deadline order) keep their order.
-    if (yielded || tls_task == nullptr) {
+    if (where == placement::back) {
       w->queue.push_back(&task, inject_);
     } else {
       // Woken by the running task: run it next, on this warm cache.
@@ -376,7 +375,7 @@ bool scheduler::any_work() const noexcept {
 
 bool scheduler::stop_requested(task_header* until) const noexcept {
   if (shutdown_.load(std::memory_order_acquire)) return true;
-  return until != nullptr && (until->load_state() & task_state::complete) != 0;
+  return until != nullptr && until->is_complete();
 }
 
 // --- the worker loop --------------------------------------------------------
@@ -523,37 +522,24 @@ void scheduler::run(worker& w, task_header* task) noexcept {
 template <bool SettledNow>
 void scheduler::end_poll(task_header& task, std::uint64_t unused, worker* w) noexcept {
   bool settled_now = SettledNow;
-  auto& state = task.state();
-  std::uint64_t s = state.load(std::memory_order_acquire);
   for (;;) {
-    if ((s & task_state::cancelled) != 0 && !settled_now) [[unlikely]] {
-      // Aborted while it ran: stop at this suspension point, once no work
-      // handed out from the frame still runs (pending_work.hpp). Settled
-      // once per poll; a CANCELLED seen here after that stays set, and the
-      // wake the settle armed brings the task back.
-      settled_now = true;
-      if (finish_cancelled(task, unused, w)) return;
-      continue;
-    }
-    if ((s & task_state::notified) != 0) {
-      const auto next =
-          ((s & ~(task_state::running | task_state::notified)) | task_state::scheduled) - unused * task_state::ref_one;
-      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        schedule(task, true);  // the running reference becomes the queue's
+    switch (task.state().end_poll(unused, settled_now)) {
+      case task_state::poll_end::cancelled:
+        // Aborted while it ran: stop at this suspension point, once no work
+        // handed out from the frame still runs (pending_work.hpp). Settled
+        // once per poll; a CANCELLED seen after that stays set, and the
+        // wake the settle armed brings the task back.
+        settled_now = true;
+        if (finish_cancelled(task, unused, w)) return;
+        continue;
+      case task_state::poll_end::rescheduled:
+        schedule(task, placement::back);  // the running reference becomes the queue's
         return;
-      }
-    } else {
-      // Parked on some awaitable. The running reference and the unused
-      // spare ones are dropped in the same CAS, unless they are the last
-      // (the live list's normally keeps the task until complete()): then
-      // one is kept, and unref() frees the task after.
-      const std::uint64_t drop = (1 + unused) * task_state::ref_one;
-      const bool last = (s & ~task_state::flag_mask) == drop;
-      const std::uint64_t next = (s & ~task_state::running) - (last ? drop - task_state::ref_one : drop);
-      if (state.compare_exchange_weak(s, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
-        if (last) task.unref();
+      case task_state::poll_end::idle:
         return;
-      }
+      case task_state::poll_end::idle_last_ref:
+        task.unref();
+        return;
     }
   }
 }
@@ -566,35 +552,26 @@ bool scheduler::finish_cancelled(task_header& task, std::uint64_t unused, worker
 }
 
 void scheduler::run_one(worker& w, task_header* task) noexcept {
-  auto& state = task->state();
-  std::uint64_t s = state.load(std::memory_order_acquire);
   // To RUNNING, and a new suspension generation: wakers made for the last
-  // suspension are now stale. The same CAS takes the poll's spare references
-  // (see task_header::grant_spare_refs).
-  constexpr std::uint64_t spare = task_header::spare_refs_per_poll;
-  const auto resumed = [](std::uint64_t v) {
-    const auto generation = (v + task_state::generation_one) & task_state::generation_mask;
-    return ((v & ~(task_state::scheduled | task_state::generation_mask)) | task_state::running | generation) +
-           spare * task_state::ref_one;
-  };
-  for (;;) {
-    if ((s & (task_state::running | task_state::complete)) != 0) {
-      // A stale queue entry: cancel_now() claimed the task while it was
-      // queued (RUNNING, with a reference of its own taken in the same
-      // CAS) and destroys, or has destroyed, it (COMPLETE). This entry's
-      // reference is all that is left to drop.
+  // suspension are now stale. The same transition takes the poll's spare
+  // references (task_header::grant_spare_refs).
+  switch (task->state().start_poll(task_header::spare_refs_per_poll)) {
+    case task_state::poll_start::stale:
+      // cancel_now() claimed the task while it was queued, and destroys,
+      // or has destroyed, it: this entry's reference is all that is left.
       task->unref();
       return;
-    }
-    if (state.compare_exchange_weak(s, resumed(s), std::memory_order_acq_rel, std::memory_order_acquire)) break;
-  }
-  task->grant_spare_refs();
-  if ((s & task_state::cancelled) != 0) [[unlikely]] {
-    // Aborted while it waited (or a wake after a cancellation deferred by
-    // work still running for it): destroy the frame unless such work runs;
-    // then the task stays suspended, and that work's end brings it back.
-    end_cancelled_poll(*task, &w);
-    return;
+    case task_state::poll_start::cancel:
+      // Aborted while it waited (or a wake after a cancellation deferred
+      // by work still running for it): destroy the frame unless such work
+      // runs; then the task stays suspended, and that work's end brings it
+      // back.
+      task->grant_spare_refs();
+      end_cancelled_poll(*task, &w);
+      return;
+    case task_state::poll_start::poll:
+      task->grant_spare_refs();
+      break;
   }
   {
     const std::uint64_t started = w.clock_ticks;  // see run_worker
@@ -636,33 +613,21 @@ void scheduler::end_cancelled_poll(task_header& task, worker* w) noexcept {
 }
 
 void scheduler::cancel_now(task_header& task) noexcept {
-  auto& state = task.state();
-  std::uint64_t s = state.load(std::memory_order_acquire);
-  for (;;) {
-    if ((s & task_state::complete) != 0) return;
-    if ((s & task_state::running) != 0) {
-      // Polled on another thread (or claimed by another cancel_now): that
-      // thread sees CANCELLED when the poll ends and destroys the frame -
-      // unless work handed out from it still runs: then it leaves the task
-      // suspended, and we claim it below rather than wait for a worker to
-      // bring it back (this thread may be the worker it would need).
-      if ((s & task_state::cancelled) == 0 &&
-          !state.compare_exchange_weak(s, s | task_state::cancelled, std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) {
-        continue;
-      }
-      wait_a_while_until([&] {
-        s = state.load(std::memory_order_acquire);
-        return (s & (task_state::running | task_state::complete)) != task_state::running;
-      });
-      continue;
-    }
-    // Idle or queued: claim it as a worker would, with the running
-    // reference complete() drops. A queue entry that still points at it is
-    // dropped when popped (run_one sees RUNNING/COMPLETE).
-    if (state.compare_exchange_weak(s, (s | task_state::running | task_state::cancelled) + task_state::ref_one,
-                                    std::memory_order_acq_rel, std::memory_order_acquire)) {
-      break;
+  for (bool claimed = false; !claimed;) {
+    switch (task.state().claim_for_cancel()) {
+      case task_state::cancel_claim::complete:
+        return;
+      case task_state::cancel_claim::running_elsewhere:
+        // Polled on another thread (or claimed by another cancel_now): that
+        // thread sees CANCELLED when the poll ends and destroys the frame -
+        // unless work handed out from it still runs: then it leaves the
+        // task suspended, and we claim it rather than wait for a worker to
+        // bring it back (this thread may be the worker it would need).
+        wait_a_while_until([&] { return !task.state().polled_elsewhere(); });
+        break;
+      case task_state::cancel_claim::claimed:
+        claimed = true;
+        break;
     }
   }
   // Work handed out from the frame may still run and read it: ask it to
@@ -706,32 +671,18 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
   // dropped from now on finds it listed (see unobserved_errors.hpp).
   if (task.error()) list_unobserved_error(task, *this);
   count(&worker::completed, foreign_completed_);  // before COMPLETE: a joiner then sees it counted
-  auto& state = task.state();
-  std::uint64_t s = state.load(std::memory_order_acquire);
-  while (!state.compare_exchange_weak(
-      s, (s | task_state::complete) & ~(task_state::running | task_state::notified | task_state::scheduled),
-      std::memory_order_acq_rel, std::memory_order_acquire)) {
-  }
+  const std::uint64_t s = task.state().complete_now();
   if ((s & task_state::join_waker) != 0) {
-    waker joiner = task.take_joiner();
-    if (poller != nullptr && poller->queue.empty()) {
-      // Nothing else is ready here: the joiner runs next, on the cache that
-      // holds the result. schedule() puts a wake by the running task in the
-      // LIFO slot (cheaper than the queue: S4's spawn + await), and the task
-      // that ended is the one running here, its frame gone (nothing but that
-      // choice reads tls_task during a wake). With tasks ready, the joiner
-      // takes its turn behind them: a task awaiting many handles then finds
-      // the next ones finished when it runs, instead of running between
-      // every two of them only to suspend again (measured:
-      // docs/benchmarks.md, S4).
-      tls_task = &task;
-      std::move(joiner).wake();
-      tls_task = nullptr;
-    } else {
-      std::move(joiner).wake();
-    }
+    // Nothing else ready on the worker it ended on: the joiner runs next,
+    // on the cache that holds the result (cheaper than the queue: S4's
+    // spawn + await). With tasks ready, the joiner takes its turn behind
+    // them: a task awaiting many handles then finds the next ones finished
+    // when it runs, instead of running between every two of them only to
+    // suspend again (measured: docs/benchmarks.md, S4).
+    const bool next = poller != nullptr && poller->queue.empty();
+    task.take_joiner().wake(next ? placement::next : placement::back);
   }
-  if ((s & task_state::blocking_joiner) != 0) state.notify_all();
+  if ((s & task_state::blocking_joiner) != 0) task.state().notify_blocking_joiner();
   if ((s & task_state::join_interest) == 0) task.report_unobserved_error();
   // The running reference, the live list's and the poll's unused spare
   // ones, in one atomic operation.
@@ -878,13 +829,7 @@ void scheduler::wait_blocking(task_header& task) {
     run_worker(*workers_[0], &task);
     return;
   }
-  auto& state = task.state();
-  state.fetch_or(task_state::blocking_joiner, std::memory_order_acq_rel);
-  for (;;) {
-    const std::uint64_t s = state.load(std::memory_order_acquire);
-    if ((s & task_state::complete) != 0) return;
-    state.wait(s, std::memory_order_acquire);
-  }
+  task.state().wait_until_complete();
 }
 
 // --- errors ----------------------------------------------------------------------

@@ -80,6 +80,9 @@ struct worker {
 // into the wake path (task_header.cpp): every wake asks it.
 inline thread_local worker* tls_worker = nullptr;
 inline thread_local scheduler* tls_scheduler = nullptr;
+// The task this thread is polling, or nullptr (read by every wake, to place
+// the woken task: task_header.cpp).
+inline thread_local task_header* tls_task = nullptr;
 
 struct scheduler_options {
   unsigned workers = 1;
@@ -105,11 +108,13 @@ class scheduler {
   // Stops the workers, cancels every task still alive, frees them.
   void shutdown() noexcept;
 
-  // Puts a task whose state just became SCHEDULED into a run queue.
-  void schedule(task_header& task, bool yielded) noexcept { schedule(task, yielded, own_worker()); }
+  // Puts a task whose state just became SCHEDULED into a run queue: on
+  // the calling worker's, `where` it says, or (from any other thread) the
+  // global queue.
+  void schedule(task_header& task, placement where) noexcept { schedule(task, where, own_worker()); }
   // The same, for a caller that has asked own_worker() already (nullptr:
   // the calling thread is not one of this runtime's workers).
-  void schedule(task_header& task, bool yielded, worker* caller) noexcept;
+  void schedule(task_header& task, placement where, worker* caller) noexcept;
   void spawn(task_header& task) noexcept;
   int worker_index_of_caller(const char* what) const;
   void wait_blocking(task_header& task);

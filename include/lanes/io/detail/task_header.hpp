@@ -12,14 +12,9 @@
 // (or by the runtime's destructor once every worker has stopped); the
 // header itself is freed by whoever drops the last reference.
 //
-// State transitions (all on `state`, acq_rel):
-//   idle      -> SCHEDULED            wake(): the waker's reference moves into a run queue
-//   SCHEDULED -> RUNNING              a worker pops it
-//   RUNNING   -> RUNNING|NOTIFIED     wake() while it runs: rescheduled after this poll
-//   RUNNING   -> idle | SCHEDULED     the poll returned suspended (SCHEDULED if NOTIFIED)
-//   RUNNING   -> COMPLETE             the coroutine finished, or CANCELLED was seen
-// CANCELLED may be set at any time by abort(); the worker that next holds
-// RUNNING destroys the frame instead of resuming it - once no work handed
+// The state word and its transitions: task_state.hpp. A task marked
+// CANCELLED (abort, a timeout, a lost race, shutdown) is destroyed by the
+// worker that next holds RUNNING instead of resumed - once no work handed
 // to another lane from the frame is still running (pending_work.hpp):
 // until then the task stays suspended with CANCELLED set, and each wake
 // settles again. Every lanes awaitable deregisters itself in its
@@ -36,37 +31,18 @@
 
 #include <lanes/io/detail/frame_allocator.hpp>
 #include <lanes/io/detail/pending_work.hpp>
+#include <lanes/io/detail/task_state.hpp>
 #include <lanes/source_location.hpp>
 
 namespace lanes::detail {
 
 class scheduler;
 
-namespace task_state {
-inline constexpr std::uint64_t running = 1U << 0;
-inline constexpr std::uint64_t scheduled = 1U << 1;
-inline constexpr std::uint64_t notified = 1U << 2;
-inline constexpr std::uint64_t complete = 1U << 3;
-inline constexpr std::uint64_t cancelled = 1U << 4;
-inline constexpr std::uint64_t join_interest = 1U << 5;    // a join_handle exists
-inline constexpr std::uint64_t join_waker = 1U << 6;       // the joiner's waker is stored
-inline constexpr std::uint64_t blocking_joiner = 1U << 7;  // a thread waits in block_on: notify the state word
-// Bits 8..31: the suspension generation. It advances each time the task is
-// resumed; a waker carries the generation of the suspension it was made
-// for, and a wake with an older generation is ignored. So a task may wait on
-// several things at once (a race, a timeout) and the losers' late wake-ups
-// can never resume it at a later, unrelated suspension point. 24 bits: a
-// stale waker would have to be held across 16 million resumptions.
-inline constexpr std::uint64_t generation_one = std::uint64_t{1} << 8;
-inline constexpr std::uint64_t generation_mask = ((std::uint64_t{1} << 24) - 1) << 8;
-// Bits 0..7 of a waker's generation word are free (the generation starts at
-// bit 8): a waker made while a race arms one of its branches carries that
-// branch's race bit there, plus one (0: not a race branch). See race.hpp.
-inline constexpr std::uint64_t race_tag_mask = 0xFF;
-inline constexpr unsigned max_race_bits = 32;
-inline constexpr std::uint64_t ref_one = std::uint64_t{1} << 32;
-inline constexpr std::uint64_t flag_mask = ref_one - 1;  // flags and generation
-}  // namespace task_state
+// Where a woken task goes in its worker's queues: next (the LIFO slot, for
+// a task woken by the one running on this worker: it likely reads what
+// that one just wrote) or at the back (spawns, yields, wakes from the
+// driver and the timers, which keep their order).
+enum class placement { next, back };
 
 class task_header;
 
@@ -93,8 +69,11 @@ class waker {
   // Whether this waker wakes `task` (false when empty): for a slot that
   // holds one waiter, so that a waiter leaving takes back only its own.
   bool targets(const task_header* task) const noexcept { return task_ != nullptr && task_ == task; }
-  // Schedules the task (or marks it notified if it is running); consumes the waker.
+  // Schedules the task (or marks it notified if it is running); consumes the
+  // waker. The task goes next on this worker if a task runs here (the
+  // waker's caller), else at the back.
   void wake() && noexcept;
+  void wake(placement where) && noexcept;
   // Starts loading what wake() touches of the task (task_header::prefetch).
   void prefetch() const noexcept;
 
@@ -115,8 +94,11 @@ class task_header {
   static void operator delete(void* header, std::size_t size) noexcept { free_frame(header, size); }
 
   // --- references ---
-  void ref() noexcept { state_.fetch_add(task_state::ref_one, std::memory_order_relaxed); }
-  void unref(std::uint64_t count = 1) noexcept;  // drops `count` references; the last one frees
+  void ref() noexcept { state_.ref(); }
+  // Drops `count` references; the last one frees the task.
+  void unref(std::uint64_t count = 1) noexcept {
+    if (state_.unref(count)) delete this;
+  }
 
   // Wakes from threads that are not the owner's workers, in flight: from
   // before such a wake reads the state until it no longer touches the
@@ -134,10 +116,9 @@ class task_header {
   waker make_waker() noexcept {
     if (spare_refs_ != 0) {
       --spare_refs_;
-      return waker(this, (state_.load(std::memory_order_relaxed) & task_state::generation_mask) | race_tag_);
+      return waker(this, state_.generation() | race_tag_);
     }
-    const auto before = state_.fetch_add(task_state::ref_one, std::memory_order_relaxed);
-    return waker(this, (before & task_state::generation_mask) | race_tag_);
+    return waker(this, state_.ref_for_waker() | race_tag_);
   }
   // Spare references: the worker that claims RUNNING adds spare_refs_per_poll
   // references in the claiming CAS (free: the CAS happens anyway), and
@@ -227,7 +208,8 @@ class task_header {
   }
 
   // --- join_handle ---
-  std::uint64_t load_state() const noexcept { return state_.load(std::memory_order_acquire); }
+  std::uint64_t load_state() const noexcept { return state_.load(); }
+  bool is_complete() const noexcept { return state_.is_complete(); }
   enum class join_registration { registered, completed, taken };
   // Moves `w` in as the joiner's waker (registered), unless the task has
   // completed (completed) or another awaiter's waker is stored and waits
@@ -238,9 +220,7 @@ class task_header {
   // Takes the joiner's waker back if completion has not claimed it yet.
   void unregister_joiner() noexcept;
   // Clears JOIN_INTEREST; returns the state before.
-  std::uint64_t drop_join_interest() noexcept {
-    return state_.fetch_and(~task_state::join_interest, std::memory_order_acq_rel);
-  }
+  std::uint64_t drop_join_interest() noexcept { return state_.drop_join_interest(); }
   void abort() noexcept;
   bool was_cancelled() const noexcept { return cancelled_result_; }
   std::exception_ptr error() const noexcept { return error_; }
@@ -256,7 +236,7 @@ class task_header {
   const lanes::source_location& spawned_at() const noexcept { return spawned_at_; }
 
   // --- the scheduler's side (src/io) ---
-  std::atomic<std::uint64_t>& state() noexcept { return state_; }
+  task_state& state() noexcept { return state_; }
   std::coroutine_handle<> root() const noexcept { return root_; }
   std::coroutine_handle<> resume_point() const noexcept { return resume_point_; }
   scheduler* owner() const noexcept { return owner_; }
@@ -330,8 +310,7 @@ class task_header {
     resume_point_ = nullptr;
   }
 
-  // Initial references: the live list, the join_handle, the first run-queue entry.
-  std::atomic<std::uint64_t> state_{task_state::scheduled | task_state::join_interest | 3 * task_state::ref_one};
+  task_state state_;
   std::coroutine_handle<> root_;
   std::coroutine_handle<> resume_point_;
   scheduler* owner_;
