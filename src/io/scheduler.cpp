@@ -1,3 +1,8 @@
+// The io scheduler (scheduler.hpp): construction and shutdown, spawning
+// and scheduling, the worker loop (next task, search, park), the task
+// harness (poll, complete and cancel one task: each a short sequence of
+// task_state transitions and what their outcomes ask for), the driver and
+// the timers. The calls the public headers make are runtime_access.cpp.
 #include "io/scheduler.hpp"
 
 #include <pthread.h>
@@ -17,10 +22,8 @@ namespace lanes::detail {
 
 namespace {
 
-// Tokio's numbers: a task may resume ready operations 128 times per poll
-// before it must yield; maintenance every 61 ticks, the global queue first
+// Tokio's numbers: maintenance every 61 ticks, the global queue first
 // every 31 ticks; at most 3 LIFO polls in a row.
-constexpr int coop_budget_per_poll = 128;
 constexpr std::uint32_t maintenance_interval = 61;
 constexpr std::uint32_t global_queue_interval = 31;
 constexpr int max_lifo_polls = 3;
@@ -34,63 +37,11 @@ constexpr std::uint64_t max_tick = (std::uint64_t{1} << 60) - 1;
 // that timers keep coming due behind a queue that never empties.
 constexpr std::size_t min_timer_batch = 32;
 
-thread_local int tls_coop = coop_budget_per_poll;
-
 void store_max(std::atomic<std::uint64_t>& target, std::uint64_t value) noexcept {
   if (value > target.load(std::memory_order_relaxed)) target.store(value, std::memory_order_relaxed);
 }
 
 }  // namespace
-
-// --- what the public headers call ------------------------------------------
-
-task_header* current_task() noexcept { return tls_task; }
-
-task_header& require_current_task(const char* what) {
-  if (tls_task == nullptr) {
-    throw runtime_misuse(std::string("lanes: ") + what +
-                         " outside an io task: await it inside a task run by a lanes::runtime");
-  }
-  return *tls_task;
-}
-
-[[gnu::cold, gnu::noinline]] void throw_misuse(const char* what) { throw runtime_misuse(what); }
-[[gnu::cold, gnu::noinline]] void throw_empty_task(const char* call) {
-  throw runtime_misuse(std::string(call) + " of an empty task (moved from or released)");
-}
-
-scheduler* current_scheduler() noexcept { return tls_task != nullptr ? tls_task->owner() : tls_scheduler; }
-bool on_runtime_worker() noexcept { return tls_worker != nullptr; }
-
-bool coop_consume() noexcept {
-  if (tls_task == nullptr) return true;
-  if (tls_coop <= 0) return false;
-  --tls_coop;
-  return true;
-}
-
-void schedule_spawned(scheduler& owner, task_header& task) noexcept { owner.spawn(task); }
-int current_worker_index(scheduler& owner, const char* what) { return owner.worker_index_of_caller(what); }
-void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(task); }
-std::shared_ptr<fd_registry> fd_table(scheduler& owner) { return owner.io_driver().fds(); }
-std::uint64_t fd_register(fd_registry& fds, int fd) { return fds.add(fd); }
-void fd_deregister(fd_registry& fds, std::uint64_t key) noexcept { fds.remove(key); }
-bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w) { return fds.arm(key, direction, w); }
-void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept {
-  fds.disarm(key, direction, task);
-}
-void cancel_now(task_header& task) noexcept {
-  if (scheduler* owner = task.owner()) owner->cancel_now(task);
-}
-bool timer_register(scheduler& owner, timer_entry& entry, std::uint64_t deadline_ns) {
-  return owner.timer_register(entry, deadline_ns);
-}
-bool timer_cancel(scheduler& owner, timer_entry& entry) noexcept { return owner.timer_cancel(entry); }
-lane_link* installed_link(scheduler& owner) noexcept { return owner.installed_link(); }
-lane_link& install_link(scheduler& owner, std::unique_ptr<lane_link> link) noexcept {
-  return owner.install_link(std::move(link));
-}
-std::uint64_t monotonic_now_ns() noexcept { return monotonic_ns(); }
 
 // --- construction and shutdown ---------------------------------------------
 

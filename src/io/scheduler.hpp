@@ -83,6 +83,10 @@ inline thread_local scheduler* tls_scheduler = nullptr;
 // The task this thread is polling, or nullptr (read by every wake, to place
 // the woken task: task_header.cpp).
 inline thread_local task_header* tls_task = nullptr;
+// The cooperative budget (Tokio's number): a task may resume ready
+// operations this many times per poll before it must yield.
+inline constexpr int coop_budget_per_poll = 128;
+inline thread_local constinit int tls_coop = coop_budget_per_poll;
 
 struct scheduler_options {
   unsigned workers = 1;
