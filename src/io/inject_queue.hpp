@@ -1,6 +1,6 @@
 // inject_queue: the runtime's global run queue, for tasks scheduled from
 // outside a worker and for local-queue overflow. A mutex guards an
-// intrusive list through task_header::queue_next; `length_` is read without
+// intrusive list through task_header::queue_next_; `length_` is read without
 // the lock as a hint (is there anything to take?), written under it.
 #pragma once
 
@@ -16,13 +16,13 @@ class inject_queue {
  public:
   // False (nothing queued) once closed: the runtime is shutting down.
   bool push(task_header* task) noexcept { return push_batch(task, task, 1); }
-  // Pushes the list first..last (linked through queue_next) of `count` tasks.
+  // Pushes the list first..last (linked through queue_next_) of `count` tasks.
   bool push_batch(task_header* first, task_header* last, std::size_t count) noexcept {
-    last->queue_next = nullptr;
+    last->queue_next_ = nullptr;
     std::lock_guard lock(mutex_);
     if (closed_) return false;
     if (tail_ != nullptr) {
-      tail_->queue_next = first;
+      tail_->queue_next_ = first;
     } else {
       head_ = first;
     }
@@ -40,7 +40,7 @@ class inject_queue {
     return pop_chain(1, count);
   }
   // Takes up to `max` (at least one) tasks from the front under one lock:
-  // returns the first, the others follow it through queue_next (the last
+  // returns the first, the others follow it through queue_next_ (the last
   // one's is null), and `count` says how many there are.
   task_header* pop_chain(std::size_t max, std::size_t& count) noexcept {
     count = 0;
@@ -50,13 +50,13 @@ class inject_queue {
     if (first == nullptr) return nullptr;
     task_header* last = first;
     count = 1;
-    while (count < max && last->queue_next != nullptr) {
-      last = last->queue_next;
+    while (count < max && last->queue_next_ != nullptr) {
+      last = last->queue_next_;
       ++count;
     }
-    head_ = last->queue_next;
+    head_ = last->queue_next_;
     if (head_ == nullptr) tail_ = nullptr;
-    last->queue_next = nullptr;
+    last->queue_next_ = nullptr;
     length_.store(length_.load(std::memory_order_relaxed) - count, std::memory_order_release);
     return first;
   }

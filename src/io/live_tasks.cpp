@@ -11,7 +11,7 @@
 namespace lanes::detail {
 
 static_assert(max_lane_threads <= std::numeric_limits<std::int16_t>::max(),
-              "task_header::live_owner holds a worker index in 16 bits");
+              "task_header::live_owner_ holds a worker index in 16 bits");
 
 live_tasks::live_tasks(unsigned workers)
     : owned_(std::make_unique<std::unique_ptr<owned_list>[]>(workers)), workers_(workers) {
@@ -19,20 +19,20 @@ live_tasks::live_tasks(unsigned workers)
 }
 
 void live_tasks::push_front(task_header*& head, task_header& task) noexcept {
-  task.live_prev = nullptr;
-  task.live_next = head;
-  if (head != nullptr) head->live_prev = &task;
+  task.live_prev_ = nullptr;
+  task.live_next_ = head;
+  if (head != nullptr) head->live_prev_ = &task;
   head = &task;
 }
 
 void live_tasks::remove(task_header*& head, task_header& task) noexcept {
-  if (task.live_prev != nullptr) {
-    task.live_prev->live_next = task.live_next;
+  if (task.live_prev_ != nullptr) {
+    task.live_prev_->live_next_ = task.live_next_;
   } else if (head == &task) {
-    head = task.live_next;
+    head = task.live_next_;
   }
-  if (task.live_next != nullptr) task.live_next->live_prev = task.live_prev;
-  task.live_prev = task.live_next = nullptr;
+  if (task.live_next_ != nullptr) task.live_next_->live_prev_ = task.live_prev_;
+  task.live_prev_ = task.live_next_ = nullptr;
 }
 
 live_tasks::shard& live_tasks::shard_of(const task_header& task) noexcept {
@@ -42,7 +42,7 @@ live_tasks::shard& live_tasks::shard_of(const task_header& task) noexcept {
 }
 
 void live_tasks::link(task_header& task, int caller) noexcept {
-  task.live_owner = static_cast<std::int16_t>(caller);
+  task.live_owner_ = static_cast<std::int16_t>(caller);
   if (caller != shared) {
     auto& list = *owned_[static_cast<std::size_t>(caller)];
     collect(caller);
@@ -55,7 +55,7 @@ void live_tasks::link(task_header& task, int caller) noexcept {
 }
 
 bool live_tasks::unlink(task_header& task, int caller) noexcept {
-  const int owner = task.live_owner;
+  const int owner = task.live_owner_;
   if (owner == shared) {
     shard& s = shard_of(task);
     std::lock_guard lock(s.lock);
@@ -71,7 +71,7 @@ bool live_tasks::unlink(task_header& task, int caller) noexcept {
   // takes the whole stack at once, so there is no ABA).
   task_header* top = list.remote.load(std::memory_order_relaxed);
   do {
-    task.live_remote_next = top;
+    task.live_remote_next_ = top;
   } while (!list.remote.compare_exchange_weak(top, &task, std::memory_order_release, std::memory_order_relaxed));
   return false;
 }
@@ -79,7 +79,7 @@ bool live_tasks::unlink(task_header& task, int caller) noexcept {
 void live_tasks::collect_remote(owned_list& list) noexcept {
   task_header* task = list.remote.exchange(nullptr, std::memory_order_acquire);
   while (task != nullptr) {
-    task_header* next = task->live_remote_next;
+    task_header* next = task->live_remote_next_;
     remove(list.head, *task);
     task->unref();  // the list's reference, left to us by unlink()
     task = next;
@@ -100,7 +100,7 @@ task_header* live_tasks::any_when_stopped() noexcept {
 }
 
 void live_tasks::unlink_when_stopped(task_header& task) noexcept {
-  const int owner = task.live_owner;
+  const int owner = task.live_owner_;
   if (owner == shared) {
     (void)unlink(task, shared);
     return;

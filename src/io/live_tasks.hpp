@@ -57,17 +57,17 @@ class live_tasks {
     for (unsigned i = 0; i < workers_; ++i) {
       auto& list = *owned_[i];
       collect_remote(list);
-      for (task_header* t = list.head; t != nullptr; t = t->live_next) f(*t);
+      for (task_header* t = list.head; t != nullptr; t = t->live_next_) f(*t);
     }
     for (auto& s : shared_) {
-      for (task_header* t = s.head; t != nullptr; t = t->live_next) f(*t);
+      for (task_header* t = s.head; t != nullptr; t = t->live_next_) f(*t);
     }
   }
 
  private:
   struct alignas(64) owned_list {
     task_header* head = nullptr;  // the owner's thread only
-    // Tasks other threads completed, linked through live_remote_next.
+    // Tasks other threads completed, linked through live_remote_next_.
     // Pushed with release, taken with acquire by the owner.
     alignas(64) std::atomic<task_header*> remote{nullptr};
   };

@@ -34,12 +34,12 @@ std::uint32_t local_queue::room() const noexcept {
 void local_queue::push_chain(task_header* first, std::uint32_t count) noexcept {
   // The chain is ours alone until the tail store publishes it: a task that
   // a stealer could take may be pushed on the global queue again, which
-  // rewrites its queue_next, so every link is read before that store.
+  // rewrites its queue_next_, so every link is read before that store.
   const auto tail = tail_.load(std::memory_order_relaxed);  // only we write it
   task_header* task = first;
   for (std::uint32_t i = 0; i < count; ++i) {
     slots_[(tail + i) & mask].store(task, std::memory_order_relaxed);
-    task = task->queue_next;
+    task = task->queue_next_;
   }
   tail_.store(tail + count, std::memory_order_release);  // publishes the slots to stealers
 }
@@ -57,10 +57,10 @@ bool local_queue::push_overflow(task_header* task, std::uint32_t head, inject_qu
   task_header* last = first;
   for (std::uint32_t i = 1; i < half; ++i) {
     task_header* next = slots_[(head + i) & mask].load(std::memory_order_relaxed);
-    last->queue_next = next;
+    last->queue_next_ = next;
     last = next;
   }
-  last->queue_next = task;
+  last->queue_next_ = task;
   overflow.push_batch(first, task, half + 1);
   return true;
 }

@@ -37,7 +37,7 @@ class local_queue {
   // Owner only: how many tasks push_back could take now without overflowing.
   std::uint32_t room() const noexcept;
   // Owner only, with at most room() tasks: appends the chain starting at
-  // `first` (linked through queue_next), published with one tail store.
+  // `first` (linked through queue_next_), published with one tail store.
   void push_chain(task_header* first, std::uint32_t count) noexcept;
   // Owner only.
   task_header* pop() noexcept;

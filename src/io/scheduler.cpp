@@ -241,9 +241,9 @@ void scheduler::schedule(task_header& task, placement where, worker* const w) no
     }
   } guard{w == nullptr ? &foreign_schedules_ : nullptr};
   if (guard.count != nullptr) guard.count->fetch_add(1, std::memory_order_relaxed);
-  if (task.home_worker >= 0) {
+  if (task.home_worker() >= 0) {
     // Pinned (spawn_local): only its home worker may run it.
-    worker& home = *workers_[static_cast<std::size_t>(task.home_worker)];
+    worker& home = *workers_[static_cast<std::size_t>(task.home_worker())];
     if (!home.pinned.push(&task)) {
       task.unref();  // shutting down
       return;
@@ -422,7 +422,7 @@ task_header* scheduler::take_from_global(worker& w) noexcept {
   const std::size_t room = std::min<std::size_t>(w.queue.room(), local_queue::capacity / 2);
   std::size_t count = 0;
   task_header* first = inject_.pop_chain(std::max<std::size_t>(1, std::min(share, room + 1)), count);
-  if (count > 1) w.queue.push_chain(first->queue_next, static_cast<std::uint32_t>(count - 1));
+  if (count > 1) w.queue.push_chain(first->queued_next(), static_cast<std::uint32_t>(count - 1));
   return first;
 }
 

@@ -15,28 +15,28 @@ std::mutex& registry_mutex() {
   return mutex;
 }
 
-void unlink(task_header& task, task_header*& head) noexcept {
-  if (!task.error_listed) return;
-  if (task.error_prev != nullptr) {
-    task.error_prev->error_next = task.error_next;
-  } else {
-    head = task.error_next;
-  }
-  if (task.error_next != nullptr) task.error_next->error_prev = task.error_prev;
-  task.error_prev = task.error_next = nullptr;
-  task.error_listed = false;
-}
-
 }  // namespace
+
+void task_header::unlink_unobserved(task_header& task, task_header*& head) noexcept {
+  if (!task.error_listed_) return;
+  if (task.error_prev_ != nullptr) {
+    task.error_prev_->error_next_ = task.error_next_;
+  } else {
+    head = task.error_next_;
+  }
+  if (task.error_next_ != nullptr) task.error_next_->error_prev_ = task.error_prev_;
+  task.error_prev_ = task.error_next_ = nullptr;
+  task.error_listed_ = false;
+}
 
 void list_unobserved_error(task_header& task, scheduler& owner) noexcept {
   std::lock_guard lock(registry_mutex());
   task_header*& head = owner.unobserved_errors();
-  task.error_prev = nullptr;
-  task.error_next = head;
-  if (head != nullptr) head->error_prev = &task;
+  task.error_prev_ = nullptr;
+  task.error_next_ = head;
+  if (head != nullptr) head->error_prev_ = &task;
   head = &task;
-  task.error_listed = true;
+  task.error_listed_ = true;
 }
 
 void orphan_unobserved_errors(scheduler* owner) noexcept {
@@ -44,7 +44,7 @@ void orphan_unobserved_errors(scheduler* owner) noexcept {
   task_header*& head = owner->unobserved_errors();
   while (head != nullptr) {
     task_header& task = *head;
-    unlink(task, head);
+    task_header::unlink_unobserved(task, head);
     task.orphan();
   }
 }
@@ -66,7 +66,7 @@ void task_header::mark_result_taken() noexcept {
   result_taken_ = true;
   if (!error_) return;
   std::lock_guard lock(registry_mutex());
-  if (owner_ != nullptr) unlink(*this, owner_->unobserved_errors());
+  if (owner_ != nullptr) unlink_unobserved(*this, owner_->unobserved_errors());
 }
 
 void task_header::report_unobserved_error() noexcept {
@@ -76,7 +76,7 @@ void task_header::report_unobserved_error() noexcept {
     print_unhandled(error_, task_info{name_, spawned_at_});
     return;
   }
-  unlink(*this, owner_->unobserved_errors());
+  unlink_unobserved(*this, owner_->unobserved_errors());
   owner_->report_unhandled(error_, *this);
 }
 

@@ -83,7 +83,7 @@ TEST(GlobalQueue, PopChainTakesTheFrontInOrder) {
   task_header* first = global.pop_chain(4, count);
   ASSERT_EQ(count, 4U);
   int expected = 0;
-  for (task_header* t = first; t != nullptr; t = t->queue_next) EXPECT_EQ(id_of(t), expected++);
+  for (task_header* t = first; t != nullptr; t = t->queued_next()) EXPECT_EQ(id_of(t), expected++);
   EXPECT_EQ(expected, 4);  // the chain ends after the 4th
   EXPECT_EQ(global.size(), 6U);
   first = global.pop_chain(100, count);  // fewer left than asked for
@@ -112,7 +112,7 @@ TEST(LocalQueue, PushChainAppendsInOrder) {
 
 // The owner refills its queue from the global one in chains while thieves
 // steal from it, and both sides put some of what they took back on the
-// global queue (which rewrites queue_next while the owner may be linking a
+// global queue (which rewrites queue_next_ while the owner may be linking a
 // chain): every task is finally run exactly once.
 TEST(LocalQueueStress, ChainsFromTheGlobalQueueMeetThievesAndReinjection) {
   constexpr int total = 100'000;
@@ -157,7 +157,7 @@ TEST(LocalQueueStress, ChainsFromTheGlobalQueueMeetThievesAndReinjection) {
     std::size_t count = 0;
     const std::size_t max = 1 + rng() % (std::min<std::size_t>(owner_queue.room(), 128) + 1);
     if (task_header* first = global.pop_chain(max, count)) {
-      task_header* rest = first->queue_next;  // read before the chain is published
+      task_header* rest = first->queued_next();  // read before the chain is published
       if (count > 1) owner_queue.push_chain(rest, static_cast<std::uint32_t>(count - 1));
       run_or_reinject(first, rng);
     }

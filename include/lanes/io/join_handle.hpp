@@ -50,8 +50,8 @@ template <class T>
 class spawned_task final : public task_header {
  public:
   spawned_task(scheduler* owner, std::coroutine_handle<task_promise<T>> frame, const char* name,
-               lanes::source_location where) noexcept
-      : task_header(owner, frame, name, where), frame_(frame) {}
+               lanes::source_location where, int home_worker) noexcept
+      : task_header(owner, frame, name, where, home_worker), frame_(frame) {}
 
   // Called once, by the joiner that consumes the handle. The exception is
   // moved out, not copied: the joiner's rethrow then holds it alone, and the
@@ -226,8 +226,7 @@ class spawn_reservation {
     // ::new: the class's own operator new(size_t) hides the placement form.
     // The header is freed by `delete` (the virtual destructor hands its size
     // to the class's sized delete), matching the class's new used above.
-    auto* header = ::new (std::exchange(memory_, nullptr)) spawned_task<T>(&s, t.release(), name, where);
-    if (home >= 0) header->home_worker = static_cast<std::int16_t>(home);  // < max_lane_threads
+    auto* header = ::new (std::exchange(memory_, nullptr)) spawned_task<T>(&s, t.release(), name, where, home);
     schedule_spawned(s, *header);
     return join_handle<T>(header);
   }

@@ -84,8 +84,15 @@ class waker {
 
 class task_header {
  public:
-  task_header(scheduler* owner, std::coroutine_handle<> root, const char* name, lanes::source_location where) noexcept
-      : root_(root), resume_point_(root), owner_(owner), name_(name), spawned_at_(where) {}
+  // `home_worker`: spawn_local's worker index, or -1.
+  task_header(scheduler* owner, std::coroutine_handle<> root, const char* name, lanes::source_location where,
+              int home_worker = -1) noexcept
+      : home_worker_(static_cast<std::int16_t>(home_worker)),
+        root_(root),
+        resume_point_(root),
+        owner_(owner),
+        name_(name),
+        spawned_at_(where) {}
   task_header(const task_header&) = delete;
   task_header& operator=(const task_header&) = delete;
   // Headers come from the per-thread frame cache too; the virtual
@@ -260,30 +267,43 @@ class task_header {
   }
   waker take_joiner() noexcept { return static_cast<waker&&>(joiner_); }
 
-  task_header* queue_next = nullptr;  // the injection queue's link (guarded by its lock)
+  // spawn_local: the worker this task must always run on, or -1.
+  int home_worker() const noexcept { return home_worker_; }
+  // The next task in a queue batch (inject_queue, local_queue's overflow):
+  // read-only outside the queues that link it.
+  task_header* queued_next() const noexcept { return queue_next_; }
+
+ private:
+  // The containers a task sits in keep their links in its header, each
+  // guarded by its container (see there); only they touch them.
+  friend class inject_queue;
+  friend class local_queue;
+  friend class live_tasks;
+  friend void list_unobserved_error(task_header& task, scheduler& owner) noexcept;
+  friend void orphan_unobserved_errors(scheduler* owner) noexcept;
+  // Unlinks `task` from the unobserved-errors list at `head` (its mutex held).
+  static void unlink_unobserved(task_header& task, task_header*& head) noexcept;
+
+  task_header* queue_next_ = nullptr;  // the injection queue's link (guarded by its lock)
   // A task that failed while its join_handle was alive waits on its
   // runtime's list of unobserved errors until the handle takes or drops the
   // result (guarded by one process-wide mutex: a rare path). A runtime that
   // is destroyed first sets owner_ to nullptr for those it still lists.
-  task_header* error_prev = nullptr;
-  task_header* error_next = nullptr;
+  task_header* error_prev_ = nullptr;
+  task_header* error_next_ = nullptr;
   // The live-task list's links (src/io/live_tasks.hpp): guarded by a
-  // shard's lock, or by being its owner worker's own list. live_remote_next
+  // shard's lock, or by being its owner worker's own list. live_remote_next_
   // links a task another thread completed into its owner's hand-over stack.
-  task_header* live_prev = nullptr;
-  task_header* live_next = nullptr;
-  task_header* live_remote_next = nullptr;
+  task_header* live_prev_ = nullptr;
+  task_header* live_next_ = nullptr;
+  task_header* live_remote_next_ = nullptr;
 
-  // The small fields sit together (these two and the private ones below),
-  // so that a spawned task's header fits a 192-byte block of the frame
-  // allocator instead of a 256-byte one (S3: bytes per task).
-  // spawn_local: the worker this task must always run on, or -1. Set before
-  // the task is first scheduled, never changed.
-  std::int16_t home_worker = -1;
-  std::int16_t live_owner = -1;  // whose live list holds it: a worker's index, or -1 (shared)
-  bool error_listed = false;     // on the unobserved-errors list (its mutex)
-
- private:
+  // The small fields sit together (these and the ones below), so that a
+  // spawned task's header fits a 192-byte block of the frame allocator
+  // instead of a 256-byte one (S3: bytes per task).
+  std::int16_t home_worker_ = -1;  // set at construction, never changed
+  std::int16_t live_owner_ = -1;   // whose live list holds it: a worker's index, or -1 (shared)
+  bool error_listed_ = false;      // on the unobserved-errors list (its mutex)
   bool cancelled_result_ = false;
   bool result_taken_ = false;        // see mark_result_taken()
   std::uint8_t race_tag_ = 0;        // the tag make_waker() adds (0: none); race.hpp
