@@ -60,7 +60,7 @@ scheduler::scheduler(scheduler_options options)
   workers_.reserve(options.workers);
   std::vector<const poll_slot*> slots;
   for (unsigned i = 0; i < options.workers; ++i) {
-    auto w = std::make_unique<worker>();
+    auto w = std::make_unique<io_worker>();
     w->index = i;
     w->rng.seed(i + 1);
     // A batch of due timers is at most about a queue's worth (fire_timers):
@@ -91,7 +91,7 @@ lane_link& scheduler::install_link(std::unique_ptr<lane_link> link) noexcept {
 
 void scheduler::start_threads() {
   for (auto& w : workers_) {
-    worker* self = w.get();
+    io_worker* self = w.get();
     w->thread = std::thread([this, self] {
       lane_thread_scope off_react_cores;
       run_worker(*self, nullptr);
@@ -192,8 +192,8 @@ void scheduler::wait_for_pending_work(std::chrono::steady_clock::time_point give
 
 // --- scheduling -------------------------------------------------------------
 
-void scheduler::count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept {
-  if (worker* w = own_worker()) {
+void scheduler::count(std::atomic<std::uint64_t> io_worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept {
+  if (io_worker* w = own_worker()) {
     auto& counter = w->*mine;
     counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   } else {
@@ -202,7 +202,7 @@ void scheduler::count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std:
 }
 
 void scheduler::spawn(task_header& task) noexcept {
-  count(&worker::spawned, foreign_spawned_);
+  count(&io_worker::spawned, foreign_spawned_);
   live_.link(task, caller_index());
   if (closed_.load(std::memory_order_acquire)) {
     // Spawned while shutting down (from a destructor): cancelled at once
@@ -215,7 +215,7 @@ void scheduler::spawn(task_header& task) noexcept {
 }
 
 int scheduler::caller_index() const noexcept {
-  const worker* w = own_worker();
+  const io_worker* w = own_worker();
   return w != nullptr ? static_cast<int>(w->index) : live_tasks::shared;
 }
 
@@ -227,7 +227,7 @@ int scheduler::worker_index_of_caller(const char* what) const {
   return index;
 }
 
-void scheduler::schedule(task_header& task, placement where, worker* const w) noexcept {
+void scheduler::schedule(task_header& task, placement where, io_worker* const w) noexcept {
   // A wake from another thread pushes the task, then wakes a parked worker.
   // Between the two the task can run, complete and let block_on return, and
   // the runtime be destroyed while this call still reads idle_workers_ and the
@@ -243,7 +243,7 @@ void scheduler::schedule(task_header& task, placement where, worker* const w) no
   if (guard.count != nullptr) guard.count->fetch_add(1, std::memory_order_relaxed);
   if (task.home_worker() >= 0) {
     // Pinned (spawn_local): only its home worker may run it.
-    worker& home = *workers_[static_cast<std::size_t>(task.home_worker())];
+    io_worker& home = *workers_[static_cast<std::size_t>(task.home_worker())];
     if (!home.pinned.push(&task)) {
       task.unref();  // shutting down
       return;
@@ -304,7 +304,7 @@ void scheduler::unpark(unsigned worker_index) noexcept {
 // counts the tasks waiting on an offload) says how long a worker out of
 // work keeps looking before it parks. Bounded, and 0 without a link or
 // with nothing offloaded: then the worker parks at once.
-bool scheduler::look_before_park(worker& w, task_header* until) noexcept {
+bool scheduler::look_before_park(io_worker& w, task_header* until) noexcept {
   const lane_link* link = link_.load(std::memory_order_acquire);
   if (link == nullptr) return false;
   const std::uint64_t look_ns = link->look_before_park_ns();
@@ -331,8 +331,8 @@ bool scheduler::stop_requested(task_header* until) const noexcept {
 
 // --- the worker loop --------------------------------------------------------
 
-void scheduler::run_worker(worker& w, task_header* until) {
-  worker* const outer_worker = tls_worker;
+void scheduler::run_worker(io_worker& w, task_header* until) {
+  io_worker* const outer_worker = tls_worker;
   scheduler* const outer_scheduler = tls_scheduler;
   tls_worker = &w;
   tls_scheduler = this;
@@ -379,7 +379,7 @@ void scheduler::run_worker(worker& w, task_header* until) {
 // Exchanges are locked instructions, and the slot is looked at after every
 // poll: look with a load first (it is usually empty), and use plain loads
 // and stores where no other worker exists to steal from it.
-task_header* scheduler::take_lifo(worker& w) noexcept {
+task_header* scheduler::take_lifo(io_worker& w) noexcept {
   task_header* t = w.lifo.load(std::memory_order_relaxed);
   if (t == nullptr) return nullptr;
   if (alone()) {
@@ -389,7 +389,7 @@ task_header* scheduler::take_lifo(worker& w) noexcept {
   return w.lifo.exchange(nullptr, std::memory_order_acq_rel);
 }
 
-task_header* scheduler::put_lifo(worker& w, task_header& task) noexcept {
+task_header* scheduler::put_lifo(io_worker& w, task_header& task) noexcept {
   if (alone()) {
     task_header* previous = w.lifo.load(std::memory_order_relaxed);
     w.lifo.store(&task, std::memory_order_relaxed);
@@ -398,7 +398,7 @@ task_header* scheduler::put_lifo(worker& w, task_header& task) noexcept {
   return w.lifo.exchange(&task, std::memory_order_acq_rel);
 }
 
-task_header* scheduler::next_task(worker& w) noexcept {
+task_header* scheduler::next_task(io_worker& w) noexcept {
   if (w.tick % global_queue_interval == 0) {
     if (task_header* t = inject_.pop()) return t;
   }
@@ -416,7 +416,7 @@ task_header* scheduler::next_task(worker& w) noexcept {
 // under one lock, instead of one lock per task. The share keeps one worker
 // from taking everything while the others look (S3's spawned tasks
 // overflow to the global queue).
-task_header* scheduler::take_from_global(worker& w) noexcept {
+task_header* scheduler::take_from_global(io_worker& w) noexcept {
   if (inject_.empty()) return nullptr;
   const std::size_t share = inject_.size() / workers_.size() + 1;
   const std::size_t room = std::min<std::size_t>(w.queue.room(), local_queue::capacity / 2);
@@ -426,7 +426,7 @@ task_header* scheduler::take_from_global(worker& w) noexcept {
   return first;
 }
 
-task_header* scheduler::search(worker& w) noexcept {
+task_header* scheduler::search(io_worker& w) noexcept {
   task_header* found = nullptr;
   const auto n = static_cast<unsigned>(workers_.size());
   if (n > 1) {
@@ -436,7 +436,7 @@ task_header* scheduler::search(worker& w) noexcept {
     }
     const unsigned start = static_cast<unsigned>(w.rng()) % n;
     for (unsigned i = 0; i < n && found == nullptr; ++i) {
-      worker& victim = *workers_[(start + i) % n];
+      io_worker& victim = *workers_[(start + i) % n];
       if (&victim == &w) continue;
       found = victim.queue.steal_into(w.queue);
       if (found == nullptr) found = victim.lifo.exchange(nullptr, std::memory_order_acq_rel);
@@ -447,13 +447,13 @@ task_header* scheduler::search(worker& w) noexcept {
   return found;
 }
 
-void scheduler::transition_from_searching(worker& w) noexcept {
+void scheduler::transition_from_searching(io_worker& w) noexcept {
   w.searching = false;
   // The last searcher found work: there may be more, keep someone looking.
   if (idle_workers_.stop_searching()) notify_parked();
 }
 
-void scheduler::run(worker& w, task_header* task) noexcept {
+void scheduler::run(io_worker& w, task_header* task) noexcept {
   tls_coop = coop_budget_per_poll;
   run_one(w, task);
   // The LIFO polls share the budget with the task that woke them (Tokio's
@@ -471,7 +471,7 @@ void scheduler::run(worker& w, task_header* task) noexcept {
 }
 
 template <bool SettledNow>
-void scheduler::end_poll(task_header& task, std::uint64_t unused, worker* w) noexcept {
+void scheduler::end_poll(task_header& task, std::uint64_t unused, io_worker* w) noexcept {
   bool settled_now = SettledNow;
   for (;;) {
     switch (task.state().end_poll(unused, settled_now)) {
@@ -495,14 +495,14 @@ void scheduler::end_poll(task_header& task, std::uint64_t unused, worker* w) noe
   }
 }
 
-bool scheduler::finish_cancelled(task_header& task, std::uint64_t unused, worker* w) noexcept {
+bool scheduler::finish_cancelled(task_header& task, std::uint64_t unused, io_worker* w) noexcept {
   if (!task.settle_pending(true)) return false;  // its wakers use the spare references first
   task.cancel_frame();
   complete(task, true, unused + task.take_spare_refs(), w);
   return true;
 }
 
-void scheduler::run_one(worker& w, task_header* task) noexcept {
+void scheduler::run_one(io_worker& w, task_header* task) noexcept {
   // To RUNNING, and a new suspension generation: wakers made for the last
   // suspension are now stale. The same transition takes the poll's spare
   // references (task_header::grant_spare_refs).
@@ -558,7 +558,7 @@ void scheduler::run_one(worker& w, task_header* task) noexcept {
   end_poll<false>(*task, task->take_spare_refs(), &w);
 }
 
-void scheduler::end_cancelled_poll(task_header& task, worker* w) noexcept {
+void scheduler::end_cancelled_poll(task_header& task, io_worker* w) noexcept {
   if (finish_cancelled(task, 0, w)) return;
   end_poll<true>(task, task.take_spare_refs(), w);
 }
@@ -614,14 +614,14 @@ void scheduler::wait_out_foreign_wakes(const task_header& task) noexcept {
 }
 
 void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs,
-                         const worker* poller) noexcept {
+                         const io_worker* poller) noexcept {
   // The live list's reference is ours to drop unless the task sits on
   // another worker's own list, which then drops it (live_tasks.hpp).
   const std::uint64_t live_ref = remove_from_live && !live_.unlink(task, caller_index()) ? 0 : 1;
   // A failure is listed before COMPLETE is published, so that a join_handle
   // dropped from now on finds it listed (see unobserved_errors.hpp).
   if (task.error()) list_unobserved_error(task, *this);
-  count(&worker::completed, foreign_completed_);  // before COMPLETE: a joiner then sees it counted
+  count(&io_worker::completed, foreign_completed_);  // before COMPLETE: a joiner then sees it counted
   const std::uint64_t s = task.state().complete_now();
   if ((s & task_state::join_waker) != 0) {
     // Nothing else ready on the worker it ended on: the joiner runs next,
@@ -642,7 +642,7 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
 
 // --- parking ------------------------------------------------------------------
 
-void scheduler::park(worker& w, task_header* until) {
+void scheduler::park(io_worker& w, task_header* until) {
   live_.collect(static_cast<int>(w.index));  // headers of our tasks others completed: free them before sleeping
   // Where to sleep: in the driver (watching the timers and file
   // descriptors for everyone) if no other worker is there, else on this
@@ -683,7 +683,7 @@ void scheduler::park(worker& w, task_header* until) {
   }
 }
 
-void scheduler::sleep_in_driver(worker& w, event_count::key key) {
+void scheduler::sleep_in_driver(io_worker& w, event_count::key key) {
   if (!w.wakeups.ready(key)) {
     // "Parked, no deadline yet" goes out before the shards are read: a
     // timer inserted into a shard after it was read then finds this (or
@@ -712,7 +712,7 @@ void scheduler::sleep_in_driver(worker& w, event_count::key key) {
   driver_.lock().unlock();
 }
 
-void scheduler::maintenance(worker& w) {
+void scheduler::maintenance(io_worker& w) {
   live_.collect(static_cast<int>(w.index));
   // The worker parked in the driver fires timers and reports fd events itself.
   if (driver_parked_.load(std::memory_order_acquire)) return;
@@ -733,7 +733,7 @@ std::uint64_t scheduler::tick_of(std::uint64_t ns) const noexcept {
 
 std::uint64_t scheduler::ns_of(std::uint64_t tick) const noexcept { return epoch_ns_ + tick * 1000; }
 
-void scheduler::fire_timers(worker& w, bool all_shards) {
+void scheduler::fire_timers(io_worker& w, bool all_shards) {
   std::vector<timer_wheel::due_timer>& due = w.due_timers;  // reused: no allocation per firing
   const std::uint64_t now = tick_of(monotonic_ns());
   // As many as the worker's queue has room for (at least a few, so that

@@ -46,7 +46,7 @@
 
 namespace lanes::detail {
 
-struct worker {
+struct io_worker {
   unsigned index = 0;
   local_queue queue;
   std::atomic<task_header*> lifo{nullptr};
@@ -78,7 +78,7 @@ struct worker {
 // The worker the calling thread is, and its scheduler (nullptr on other
 // threads). Here rather than in scheduler.cpp so that own_worker() inlines
 // into the wake path (task_header.cpp): every wake asks it.
-inline thread_local worker* tls_worker = nullptr;
+inline thread_local io_worker* tls_worker = nullptr;
 inline thread_local scheduler* tls_scheduler = nullptr;
 // The task this thread is polling, or nullptr (read by every wake, to place
 // the woken task: task_header.cpp).
@@ -118,7 +118,7 @@ class scheduler {
   void schedule(task_header& task, placement where) noexcept { schedule(task, where, own_worker()); }
   // The same, for a caller that has asked own_worker() already (nullptr:
   // the calling thread is not one of this runtime's workers).
-  void schedule(task_header& task, placement where, worker* caller) noexcept;
+  void schedule(task_header& task, placement where, io_worker* caller) noexcept;
   void spawn(task_header& task) noexcept;
   int worker_index_of_caller(const char* what) const;
   void wait_blocking(task_header& task);
@@ -136,7 +136,7 @@ class scheduler {
   // (current-thread flavor) the thread inside its block_on.
   bool is_own_thread() const noexcept { return own_worker() != nullptr; }
   // The calling thread's worker if it is one of this runtime's, else nullptr.
-  worker* own_worker() const noexcept { return tls_scheduler == this ? tls_worker : nullptr; }
+  io_worker* own_worker() const noexcept { return tls_scheduler == this ? tls_worker : nullptr; }
   // A runtime of one worker: no other worker exists to steal from it or to
   // wake, so its own queues need no locked instructions.
   bool alone() const noexcept { return workers_.size() == 1; }
@@ -156,48 +156,48 @@ class scheduler {
   template <class Done>
   static bool wait_a_while_until(
       Done done, std::chrono::steady_clock::time_point give_up = std::chrono::steady_clock::time_point::max()) noexcept;
-  void run_worker(worker& w, task_header* until);
-  task_header* next_task(worker& w) noexcept;
+  void run_worker(io_worker& w, task_header* until);
+  task_header* next_task(io_worker& w) noexcept;
   // The worker's LIFO slot, from its own thread (search() steals it with an exchange).
-  task_header* take_lifo(worker& w) noexcept;
-  task_header* put_lifo(worker& w, task_header& task) noexcept;  // returns what was there
-  task_header* search(worker& w) noexcept;
-  task_header* take_from_global(worker& w) noexcept;
-  void transition_from_searching(worker& w) noexcept;
-  void run(worker& w, task_header* task) noexcept;
-  void run_one(worker& w, task_header* task) noexcept;
+  task_header* take_lifo(io_worker& w) noexcept;
+  task_header* put_lifo(io_worker& w, task_header& task) noexcept;  // returns what was there
+  task_header* search(io_worker& w) noexcept;
+  task_header* take_from_global(io_worker& w) noexcept;
+  void transition_from_searching(io_worker& w) noexcept;
+  void run(io_worker& w, task_header* task) noexcept;
+  void run_one(io_worker& w, task_header* task) noexcept;
   // Ends a poll that left the task suspended (RUNNING held, its unused
   // spare references given): to idle, or rescheduled if NOTIFIED; if
   // CANCELLED, the frame is destroyed here unless work handed out from it
   // still runs. `SettledNow`: the caller has settled that work this poll.
   // <false> is inlined into run_one: its CAS is on the path of every poll.
   template <bool SettledNow>
-  [[gnu::always_inline]] inline void end_poll(task_header& task, std::uint64_t unused, worker* w) noexcept;
+  [[gnu::always_inline]] inline void end_poll(task_header& task, std::uint64_t unused, io_worker* w) noexcept;
   // A poll that found the task cancelled before resuming it.
-  [[gnu::cold, gnu::noinline]] void end_cancelled_poll(task_header& task, worker* w) noexcept;
+  [[gnu::cold, gnu::noinline]] void end_cancelled_poll(task_header& task, io_worker* w) noexcept;
   // A cancelled task whose poll this thread holds (RUNNING): if no work
   // handed out from its frame still runs, destroys the frame and completes
   // the task (`unused`: spare references taken already) and returns true;
   // else returns false with a waker stored in each running piece of work.
-  [[gnu::cold, gnu::noinline]] bool finish_cancelled(task_header& task, std::uint64_t unused, worker* w) noexcept;
+  [[gnu::cold, gnu::noinline]] bool finish_cancelled(task_header& task, std::uint64_t unused, io_worker* w) noexcept;
   // Publishes COMPLETE, wakes the joiner, drops the running reference, the
   // live list's and `spare_refs` unused spare ones (task_header::grant_spare_refs).
   // `poller`: the worker whose poll the task ended in (null otherwise); if
   // nothing else is queued there, the joiner runs next (the LIFO slot).
   void complete(task_header& task, bool remove_from_live, std::uint64_t spare_refs = 0,
-                const worker* poller = nullptr) noexcept;
-  void park(worker& w, task_header* until);
+                const io_worker* poller = nullptr) noexcept;
+  void park(io_worker& w, task_header* until);
   // Before parking: look for work as long as the lane link asks (true:
   // found some).
-  bool look_before_park(worker& w, task_header* until) noexcept;
+  bool look_before_park(io_worker& w, task_header* until) noexcept;
   // Sleeps in the driver, whose lock the caller holds and this releases,
   // until the epoch passes `key` or a timer is due; then fires the timers.
-  void sleep_in_driver(worker& w, event_count::key key);
+  void sleep_in_driver(io_worker& w, event_count::key key);
   // Fires what is due in this worker's shard and in the others: all of
   // them, or (maintenance) those whose hint says something is due and
   // whose lock is free (timer_shards::advance).
-  void fire_timers(worker& w, bool all_shards);
-  void maintenance(worker& w);
+  void fire_timers(io_worker& w, bool all_shards);
+  void maintenance(io_worker& w);
   void notify_parked() noexcept;
   void unpark(unsigned worker_index) noexcept;
   void nudge_timers() noexcept;
@@ -216,13 +216,13 @@ class scheduler {
 
   const bool current_thread_;
   const std::chrono::milliseconds shutdown_timeout_;
-  // The stall detector is on: polls publish what they run (worker::current).
+  // The stall detector is on: polls publish what they run (io_worker::current).
   // Fixed at construction (stall_monitor_ itself is reset at shutdown while
   // workers still run).
   const bool publish_polls_;
   const std::string thread_name_;
   unhandled_exception_handler handler_;
-  std::vector<std::unique_ptr<worker>> workers_;
+  std::vector<std::unique_ptr<io_worker>> workers_;
   inject_queue inject_;
   idle_workers idle_workers_;
   driver driver_;
@@ -240,7 +240,7 @@ class scheduler {
   // Spawns and completions are counted per worker (a plain store: only that
   // thread writes; no atomic read-modify-write on the spawn path) and, from
   // other threads, here; metrics() sums them.
-  void count(std::atomic<std::uint64_t> worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept;
+  void count(std::atomic<std::uint64_t> io_worker::*mine, std::atomic<std::uint64_t>& foreign) noexcept;
   std::atomic<std::uint64_t> foreign_spawned_{0};
   std::atomic<std::uint64_t> foreign_completed_{0};
   std::atomic<std::uint64_t> unhandled_{0};

@@ -60,7 +60,7 @@ void waker::wake(placement where) && noexcept {
   // it no longer touches the scheduler (task_header::foreign_wake_begin).
   // Our reference keeps the task alive meanwhile.
   scheduler& owner = *task->owner();
-  worker* const caller = owner.own_worker();
+  io_worker* const caller = owner.own_worker();
   if (caller == nullptr) task->foreign_wake_begin();
   if (state.wake(generation_) != task_state::wake_outcome::scheduled) {
     if (caller == nullptr) task->foreign_wake_end();
