@@ -622,8 +622,8 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
   // dropped from now on finds it listed (see unobserved_errors.hpp).
   if (task.error()) list_unobserved_error(task, *this);
   count(&io_worker::completed, foreign_completed_);  // before COMPLETE: a joiner then sees it counted
-  const std::uint64_t s = task.state().complete_now();
-  if ((s & task_state::join_waker) != 0) {
+  const auto told = task.state().complete_now();
+  if (told.wake_joiner()) {
     // Nothing else ready on the worker it ended on: the joiner runs next,
     // on the cache that holds the result (cheaper than the queue: S4's
     // spawn + await). With tasks ready, the joiner takes its turn behind
@@ -633,8 +633,8 @@ void scheduler::complete(task_header& task, bool remove_from_live, std::uint64_t
     const bool next = poller != nullptr && poller->queue.empty();
     task.take_joiner().wake(next ? placement::next : placement::back);
   }
-  if ((s & task_state::blocking_joiner) != 0) task.state().notify_blocking_joiner();
-  if ((s & task_state::join_interest) == 0) task.report_unobserved_error();
+  if (told.notify_blocking()) task.state().notify_blocking_joiner();
+  if (told.handle_dropped()) task.report_unobserved_error();
   // The running reference, the live list's and the poll's unused spare
   // ones, in one atomic operation.
   task.unref(1 + live_ref + spare_refs);

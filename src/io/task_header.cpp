@@ -87,12 +87,17 @@ void task_header::abort() noexcept {
 }
 
 task_header::join_registration task_header::register_joiner(waker& w) noexcept {
-  const std::uint64_t s = state_.load();
-  if ((s & task_state::complete) != 0) return join_registration::completed;
   // The slot holds a waiter's waker: checked before joiner_ is written.
   // Without JOIN_WAKER the slot is empty (unregister_joiner and completion
   // empty it as they clear or see the flag): filled, not assigned.
-  if ((s & task_state::join_waker) != 0) return join_registration::taken;
+  switch (state_.look_at_joiner_slot()) {
+    case task_state::joiner_slot::completed:
+      return join_registration::completed;
+    case task_state::joiner_slot::taken:
+      return join_registration::taken;
+    case task_state::joiner_slot::free:
+      break;
+  }
   joiner_.fill(static_cast<waker&&>(w));  // published by the transition below
   if (!state_.publish_join_waker()) {
     w.fill(static_cast<waker&&>(joiner_));  // completion never looked at it: take it back (w was emptied above)

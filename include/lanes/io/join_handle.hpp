@@ -107,9 +107,7 @@ class join_handle {
   void abort() noexcept {
     if (task_) task_->abort();
   }
-  bool is_finished() const noexcept {
-    return task_ != nullptr && (task_->load_state() & detail::task_state::complete) != 0;
-  }
+  bool is_finished() const noexcept { return task_ != nullptr && task_->is_complete(); }
   bool valid() const noexcept { return task_ != nullptr; }
 
   auto operator co_await() && { return awaiter<true>{this}; }
@@ -191,8 +189,7 @@ class join_handle {
     // happened, so it only drops its reference (one atomic operation fewer
     // per spawn + await).
     if (!task_->result_taken()) {
-      const auto before = task_->drop_join_interest();
-      if ((before & detail::task_state::complete) != 0) task_->report_unobserved_error();
+      if (task_->drop_join_interest()) task_->report_unobserved_error();
     }
     task_->unref();
     task_ = nullptr;

@@ -215,7 +215,6 @@ class task_header {
   }
 
   // --- join_handle ---
-  std::uint64_t load_state() const noexcept { return state_.load(); }
   bool is_complete() const noexcept { return state_.is_complete(); }
   enum class join_registration { registered, completed, taken };
   // Moves `w` in as the joiner's waker (registered), unless the task has
@@ -226,8 +225,8 @@ class task_header {
   join_registration register_joiner(waker& w) noexcept;
   // Takes the joiner's waker back if completion has not claimed it yet.
   void unregister_joiner() noexcept;
-  // Clears JOIN_INTEREST; returns the state before.
-  std::uint64_t drop_join_interest() noexcept { return state_.drop_join_interest(); }
+  // Clears JOIN_INTEREST; true when the task had completed.
+  [[nodiscard]] bool drop_join_interest() noexcept { return state_.drop_join_interest(); }
   void abort() noexcept;
   bool was_cancelled() const noexcept { return cancelled_result_; }
   std::exception_ptr error() const noexcept { return error_; }

@@ -138,15 +138,28 @@ class task_state {
     }
   }
 
-  // RUNNING -> COMPLETE (clearing RUNNING, NOTIFIED and SCHEDULED); returns
-  // the word before, whose JOIN_WAKER, BLOCKING_JOINER and JOIN_INTEREST
-  // say whom to tell.
-  [[nodiscard]] std::uint64_t complete_now() noexcept {
+  // Whom a completion must tell.
+  class completion {
+   public:
+    // A joiner's waker is stored: completion owns it now.
+    bool wake_joiner() const noexcept { return (before_ & join_waker) != 0; }
+    // A thread waits in block_on on the word.
+    bool notify_blocking() const noexcept { return (before_ & blocking_joiner) != 0; }
+    // No join_handle is left: a failure is unobserved.
+    bool handle_dropped() const noexcept { return (before_ & join_interest) == 0; }
+
+   private:
+    friend task_state;
+    explicit completion(std::uint64_t before) noexcept : before_(before) {}
+    std::uint64_t before_;  // the word before COMPLETE
+  };
+  // RUNNING -> COMPLETE (clearing RUNNING, NOTIFIED and SCHEDULED).
+  [[nodiscard]] completion complete_now() noexcept {
     std::uint64_t s = word_.load(std::memory_order_acquire);
     while (!word_.compare_exchange_weak(s, (s | complete) & ~(running | notified | scheduled),
                                         std::memory_order_acq_rel, std::memory_order_acquire)) {
     }
-    return s;
+    return completion(s);
   }
   // For a block_on caller waiting on the word (futex): wakes it.
   void notify_blocking_joiner() noexcept { word_.notify_all(); }
@@ -223,6 +236,16 @@ class task_state {
   bool polled_elsewhere() const noexcept { return (load() & (running | complete)) == running; }
 
   // --- the join_handle ---
+  enum class joiner_slot {
+    completed,  // the task is complete: take the result
+    taken,      // another awaiter's waker is stored (one slot)
+    free,       // store the waker, then publish_join_waker()
+  };
+  joiner_slot look_at_joiner_slot() const noexcept {
+    const std::uint64_t s = load();
+    if ((s & complete) != 0) return joiner_slot::completed;
+    return (s & join_waker) != 0 ? joiner_slot::taken : joiner_slot::free;
+  }
   // Publishes the joiner's waker (written before this): false when the task
   // completed first (completion never looked at the waker: take it back).
   [[nodiscard]] bool publish_join_waker() noexcept {
@@ -240,8 +263,11 @@ class task_state {
     const auto before = word_.fetch_and(~join_waker, std::memory_order_acq_rel);
     return (before & join_waker) != 0 && (before & complete) == 0;
   }
-  // The join_handle goes; returns the word before.
-  std::uint64_t drop_join_interest() noexcept { return word_.fetch_and(~join_interest, std::memory_order_acq_rel); }
+  // The join_handle goes without the result; true when the task had
+  // completed (then its failure, if any, is the handle's to report).
+  [[nodiscard]] bool drop_join_interest() noexcept {
+    return (word_.fetch_and(~join_interest, std::memory_order_acq_rel) & complete) != 0;
+  }
 
   // --- block_on ---
   // Waits on the calling thread until COMPLETE (completion notifies the word).
