@@ -1,9 +1,9 @@
 // task_state: a spawned task's state word, and every change of it as one
 // named transition that returns what the caller must do next (Tokio's
 // runtime/task/state.rs). Nothing else changes the word: the scheduler's
-// task harness (src/io/scheduler.cpp: run_one, end_poll, complete,
-// cancel_now), the waker, abort, the join_handle and block_on call these
-// and act on the outcome.
+// task harness (src/io/task_harness.hpp: poll, complete, cancel), the
+// waker, abort, the join_handle and block_on call these and act on the
+// outcome.
 //
 // The word: references in the high 32 bits, the suspension generation in
 // bits 8..31, the flags below in bits 0..7.
