@@ -1,6 +1,6 @@
 // event_count: the one way a lanes thread sleeps until another thread says
 // there may be something for it (folly's EventCount, libfork's
-// event_count). The io workers, the compute pool and the react parker all
+// event_count). The io workers, the compute pool and a react thread all
 // sleep on one.
 //
 //   waiter:    key k = ec.prepare_wait();      // "I am about to sleep"
