@@ -309,7 +309,7 @@ bool scheduler::look_before_park(io_worker& w, task_header* until) noexcept {
   const std::uint64_t give_up = monotonic_ns() + look_ns;
   do {
     for (int i = 0; i < 4; ++i) cpu_relax();  // a few pauses between looks
-    if (any_work() || !w.pinned.empty() || stop_requested(until)) return true;
+    if (work_for(w, until)) return true;
   } while (monotonic_ns() < give_up);
   return false;
 }
@@ -488,7 +488,7 @@ void scheduler::park(io_worker& w, task_header* until) {
   // worker-side one, a no-op in the seq_cst form). Pinned tasks are
   // announced to their home worker alone, by unpark.
   dekker_fence();
-  if (any_work() || !w.pinned.empty() || stop_requested(until)) {
+  if (work_for(w, until)) {
     w.wakeups.cancel_wait(key);
     if (in_driver) driver_.lock().unlock();
     if (!idle_workers_.remove_sleeper(w.index)) w.searching = true;  // someone claimed us for work meanwhile

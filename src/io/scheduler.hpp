@@ -210,6 +210,11 @@ class scheduler {
 
  private:
   bool any_work() const noexcept;
+  // What a worker about to park checks last: any queued work, a task
+  // pinned to it, or a reason to stop.
+  bool work_for(io_worker& w, task_header* until) const noexcept {
+    return any_work() || !w.pinned.empty() || stop_requested(until);
+  }
   bool stop_requested(task_header* until) const noexcept;
   std::uint64_t tick_of(std::uint64_t ns) const noexcept;
   std::uint64_t ns_of(std::uint64_t tick) const noexcept;
@@ -234,8 +239,8 @@ class scheduler {
 
   // Every task not yet complete, for shutdown to cancel.
   live_tasks live_;
-  // The calling thread's worker in this runtime (nullptr on any other
-  // thread), and its index (live_tasks::shared on any other thread).
+  // The calling thread's worker index in this runtime (live_tasks::shared
+  // on any other thread).
   int caller_index() const noexcept;
   // Spawns and completions are counted per worker (a plain store: only that
   // thread writes; no atomic read-modify-write on the spawn path) and, from

@@ -103,16 +103,16 @@ class basic_event_count {
     return key(epoch_.load(std::memory_order_seq_cst), unit);
   }
   // Waiter: found work after prepare_wait; no wait follows.
-  void cancel_wait(key k) noexcept { waiters_.fetch_sub(k.unit_, std::memory_order_relaxed); }
+  void cancel_wait(key k) noexcept { leave(k); }
   // Waiter: sleeps on the futex until the epoch is past `k` (a futex waiter).
   void wait(key k) noexcept {
-    while (epoch_.load(std::memory_order_acquire) == k.epoch_) epoch_.wait(k.epoch_, std::memory_order_acquire);
-    waiters_.fetch_sub(k.unit_, std::memory_order_relaxed);
+    while (!ready(k)) epoch_.wait(k.epoch_, std::memory_order_acquire);
+    leave(k);
   }
   // A waiter that blocks elsewhere: whether a notify came since `k` (then
   // it must not block), and its leaving once it is back.
   bool ready(key k) const noexcept { return epoch_.load(std::memory_order_acquire) != k.epoch_; }
-  void finish_wait(key k) noexcept { waiters_.fetch_sub(k.unit_, std::memory_order_relaxed); }
+  void finish_wait(key k) noexcept { leave(k); }
 
   // Notifier, after publishing: wakes one futex waiter (or says that the
   // waiter blocks elsewhere) if any waiter is counted.
@@ -124,6 +124,10 @@ class basic_event_count {
   std::uint32_t waiters() const noexcept { return waiters_.load(std::memory_order_relaxed) & ~elsewhere_waiter; }
 
  private:
+  // The waiter of `k` is no longer counted (relaxed: only notifiers'
+  // decisions to advance the epoch read the count).
+  void leave(key k) noexcept { waiters_.fetch_sub(k.unit_, std::memory_order_relaxed); }
+
   template <bool All>
   notified notify() noexcept {
 #if LANES_SEQ_CST_FORM

@@ -13,7 +13,7 @@
 //    ^                           ^                          |  |  |
 //    |      end_poll(): idle     |  end_poll(): rescheduled |  |  | wake(): RUNNING|NOTIFIED
 //    +---------------------------+--------------------------+  |  +------------+
-//                                                               | complete()
+//                                                               | complete_now()
 //                                                               v
 //                                                            COMPLETE
 //
@@ -173,15 +173,11 @@ class task_state {
   // A look before wake(): false when a wake of `generation` would be
   // ignored now. A task seen complete here is not touched further (its
   // runtime may be gone).
-  bool may_wake(std::uint64_t generation) const noexcept {
-    const std::uint64_t s = load();
-    return (s & (complete | scheduled)) == 0 && (s & generation_mask) == (generation & generation_mask);
-  }
+  bool may_wake(std::uint64_t generation) const noexcept { return !ignores_wake(load(), generation); }
   [[nodiscard]] wake_outcome wake(std::uint64_t generation) noexcept {
     std::uint64_t s = word_.load(std::memory_order_acquire);
     for (;;) {
-      if ((s & (complete | scheduled)) != 0) return wake_outcome::ignored;
-      if ((s & generation_mask) != (generation & generation_mask)) return wake_outcome::ignored;
+      if (ignores_wake(s, generation)) return wake_outcome::ignored;
       const std::uint64_t flag = (s & running) != 0 ? notified : scheduled;
       if (word_.compare_exchange_weak(s, s | flag, std::memory_order_acq_rel, std::memory_order_acquire)) {
         return flag == notified ? wake_outcome::notified : wake_outcome::scheduled;
@@ -281,6 +277,12 @@ class task_state {
   }
 
  private:
+  // A wake of `generation` does nothing to the word `s`: complete, queued
+  // already, or made for an older suspension.
+  static bool ignores_wake(std::uint64_t s, std::uint64_t generation) noexcept {
+    return (s & (complete | scheduled)) != 0 || (s & generation_mask) != (generation & generation_mask);
+  }
+
   std::atomic<std::uint64_t> word_{scheduled | join_interest | 3 * ref_one};
 };
 
