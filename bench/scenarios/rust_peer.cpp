@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <sstream>
+
+#include "program_path.hpp"
 
 // Where this build made no peer, CMake defines nothing: empty strings.
 #ifndef LANES_TOKIO_PEER_BUILT
@@ -22,8 +22,6 @@
 namespace lanes::bench {
 
 namespace {
-
-bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
 // Everything `argv[0]` writes to stdout, and whether it exited with 0.
 bool capture(const std::vector<std::string>& argv, std::string& out) {
@@ -79,16 +77,10 @@ peer_info info(rust_peer peer) {
 
 std::string rust_peer_path(rust_peer peer) {
   const peer_info p = info(peer);
-  if (const char* env = std::getenv(p.env); env != nullptr && *env != '\0') {
-    return executable(env) ? env : "";
-  }
-  std::error_code error;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const auto installed = (self.parent_path() / "../libexec/lanes" / p.program).lexically_normal().string();
-    if (executable(installed)) return installed;
-  }
-  return executable(p.built) ? p.built : "";
+  // Its variable, else installed beside the lab, else where this build made it.
+  const auto found = tool::locate_program(p.env, std::string("../libexec/lanes/") + p.program);
+  if (found.from_env || !found.path.empty()) return found.path;
+  return tool::is_executable(p.built) ? p.built : "";
 }
 
 std::string rust_peer_title(rust_peer peer) {

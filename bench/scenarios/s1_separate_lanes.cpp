@@ -67,11 +67,7 @@ std::vector<double> lanes_s1(const s1_config& config, bool one_cpu) {
 }  // namespace
 
 int run_s1(const options& opts) {
-  s1_config config;
-  if (opts.quick) {
-    config.requests = 8;
-    config.batch = 200;
-  }
+  const auto config = s1_config::for_run(opts.quick);
   tool::json_writer json;
   json.begin_object().field("scenario", "S1").field("requests", config.requests);
   json.field("batch", static_cast<std::uint64_t>(config.batch));

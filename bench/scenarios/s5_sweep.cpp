@@ -41,21 +41,18 @@ double asio_ms(unsigned threads, int tasks) {
 }  // namespace
 
 int run_s5(const options& opts) {
-  const int tasks = opts.quick ? 2'000 : 20'000;
-  const std::vector<unsigned> counts =
-      opts.quick ? std::vector<unsigned>{1, 2, 4} : std::vector<unsigned>{1, 2, 4, 8, 16, 64};
-  const int rounds = opts.quick ? 1 : 3;
+  const auto plan = tool::io_sweep_plan_for(opts.quick);
   if (!opts.json) {
-    std::printf("S5: %d tasks of a 2,000-step loop then a 1 ms sleep, median of %d runs\n", tasks, rounds);
+    std::printf("S5: %d tasks of a 2,000-step loop then a 1 ms sleep, median of %d runs\n", plan.tasks, plan.rounds);
     std::printf("  %8s %12s %12s %8s\n", "workers", "lanes ms", "asio ms", "ratio");
   }
   tool::json_writer json;
-  json.begin_object().field("scenario", "S5").field("tasks", static_cast<unsigned>(tasks)).begin_array("sweep");
-  for (const unsigned n : counts) {
+  json.begin_object().field("scenario", "S5").field("tasks", static_cast<unsigned>(plan.tasks)).begin_array("sweep");
+  for (const unsigned n : plan.worker_counts) {
     std::vector<double> l, a;
-    for (int r = 0; r < rounds; ++r) {
-      l.push_back(run_isolated([&] { return std::vector<double>{tool::io_sweep_ms(n, tasks)}; })[0]);
-      a.push_back(run_isolated([&] { return std::vector<double>{asio_ms(n, tasks)}; })[0]);
+    for (int r = 0; r < plan.rounds; ++r) {
+      l.push_back(run_isolated([&] { return std::vector<double>{tool::io_sweep_ms(n, plan.tasks)}; })[0]);
+      a.push_back(run_isolated([&] { return std::vector<double>{asio_ms(n, plan.tasks)}; })[0]);
     }
     const double lm = median(l), am = median(a);
     if (!opts.json) std::printf("  %8u %12.1f %12.1f %8.2f\n", n, lm, am, lm / am);

@@ -9,13 +9,6 @@
 
 namespace lanes::tool {
 
-// Where the lab is, or a sentence saying where it was looked for.
-struct lab_location {
-  std::string program;  // empty when not found
-  std::string looked_at;
-};
-lab_location find_bench_lab();
-
 // Replaces this process with the lab, given `args`; returns only when that
 // cannot be done, with the exit status to use after saying why on stderr.
 int run_bench_lab(const std::vector<std::string>& args);

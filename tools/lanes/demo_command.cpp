@@ -55,11 +55,7 @@ int run_demo(const demo_options& options, std::ostream& out) {
   if (options.cpus != 0) restrict_to_cpus(options.cpus);
   auto sys = system::builder().build();
   const auto& b = sys.budget();
-  s1_config config;
-  if (options.quick) {
-    config.requests = 8;
-    config.batch = 200;
-  }
+  const auto config = s1_config::for_run(options.quick);
   const bool text = !options.json;
   if (text) {
     out << "lanes demo: " << config.requests << " requests, each Σ f(x) over " << config.batch

@@ -11,24 +11,21 @@
 namespace lanes::tool {
 
 int run_sweep(const sweep_options& options, std::ostream& out) {
-  const int tasks = options.quick ? 2'000 : 20'000;
-  const std::vector<unsigned> counts =
-      options.quick ? std::vector<unsigned>{1, 2, 4} : std::vector<unsigned>{1, 2, 4, 8, 16, 64};
-  const int rounds = options.quick ? 1 : 3;
+  const auto plan = io_sweep_plan_for(options.quick);
   char line[128];
   if (!options.json) {
     std::snprintf(line, sizeof line, "io worker sweep: %d tasks of a %llu-step loop then a 1 ms sleep, median of %d\n",
-                  tasks, static_cast<unsigned long long>(io_sweep_steps), rounds);
+                  plan.tasks, static_cast<unsigned long long>(io_sweep_steps), plan.rounds);
     out << line;
     std::snprintf(line, sizeof line, "  %8s %12s\n", "workers", "wall ms");
     out << line << std::flush;
   }
   json_writer json;
-  json.begin_object().field("scenario", "S5").field("tasks", static_cast<unsigned>(tasks)).begin_array("sweep");
-  for (const unsigned n : counts) {
+  json.begin_object().field("scenario", "S5").field("tasks", static_cast<unsigned>(plan.tasks)).begin_array("sweep");
+  for (const unsigned n : plan.worker_counts) {
     std::vector<double> walls;
-    for (int r = 0; r < rounds; ++r) {
-      walls.push_back(run_isolated([&] { return std::vector<double>{io_sweep_ms(n, tasks)}; })[0]);
+    for (int r = 0; r < plan.rounds; ++r) {
+      walls.push_back(run_isolated([&] { return std::vector<double>{io_sweep_ms(n, plan.tasks)}; })[0]);
     }
     const double wall = median(walls);
     if (!options.json) {

@@ -24,6 +24,11 @@ __attribute__((noinline)) std::uint64_t io_sweep_spin(std::uint64_t steps) {
   return x;
 }
 
+io_sweep_plan io_sweep_plan_for(bool quick) {
+  if (quick) return {2'000, {1, 2, 4}, 1};
+  return {20'000, {1, 2, 4, 8, 16, 64}, 3};
+}
+
 double io_sweep_ms(unsigned workers, int tasks) {
   auto rt = runtime::multi_thread().worker_threads(workers).build();
   const auto start = std::chrono::steady_clock::now();

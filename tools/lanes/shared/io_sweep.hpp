@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace lanes::tool {
 
@@ -14,6 +15,14 @@ std::uint64_t io_sweep_spin(std::uint64_t steps);
 
 // Steps of io_sweep_spin per task.
 inline constexpr std::uint64_t io_sweep_steps = 2000;
+
+// What one sweep runs: full, or the short form the tests run (`quick`).
+struct io_sweep_plan {
+  int tasks;
+  std::vector<unsigned> worker_counts;
+  int rounds;  // per worker count; the median is reported
+};
+io_sweep_plan io_sweep_plan_for(bool quick);
 
 // Wall time in ms of `tasks` sweep tasks spawned at once on a runtime of
 // `workers` io workers, until the last one ends.

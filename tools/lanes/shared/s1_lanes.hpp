@@ -35,6 +35,17 @@ struct s1_config {
   std::size_t batch = 2000;
   std::chrono::milliseconds tick{5};
   std::size_t permits = 2;
+
+  // The full experiment, or the short form the tests run: 8 requests of
+  // 200 elements.
+  static s1_config for_run(bool quick) {
+    s1_config config;
+    if (quick) {
+      config.requests = 8;
+      config.batch = 200;
+    }
+    return config;
+  }
 };
 
 struct s1_tick {
