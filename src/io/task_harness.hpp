@@ -9,8 +9,8 @@
 //
 // These are scheduler members, defined here and included by scheduler.cpp
 // alone (the "-inl" pattern): one translation unit with the worker loop,
-// so that every poll's path inlines as before. Compiled as a file of its
-// own, the poll became a call (measured: docs/benchmarks.md, hot paths).
+// so that every poll's path inlines; compiled as a file of its own, each
+// poll would be a call (measured: docs/benchmarks.md, hot paths).
 #pragma once
 
 #include <chrono>
