@@ -5,7 +5,8 @@
 //   ./build/release/examples/graceful_server --serve    # waits for your Ctrl-C / kill -TERM
 //
 // The pattern: lanes::signal_set (the signal as an awaitable, no handler
-// code of yours), lanes::select between it and the listening socket, a
+// code of yours), lanes::select between it and accept() (which takes no
+// connection when the signal wins), a
 // lanes::task_tracker counting the requests in flight, close() + a timeout
 // on wait(), then abort_all().
 #include <signal.h>
@@ -24,8 +25,10 @@
 #include <lanes/io/signal_set.hpp>
 #include <lanes/io/sleep.hpp>
 #include <lanes/io/timeout.hpp>
+#include <lanes/net/tcp_listener.hpp>
+#include <lanes/net/tcp_stream.hpp>
 
-#include "loopback.hpp"
+#include "line_io.hpp"
 
 using namespace std::chrono_literals;
 
@@ -35,63 +38,51 @@ std::atomic<int> finished{0};
 std::atomic<int> cancelled{0};
 
 // One request: "work <ms>", answered after that long.
-lanes::task<void> serve(int fd) {
-  struct closer {
-    int fd;
+lanes::task<void> serve(lanes::net::tcp_stream conn) {
+  struct counter {
     bool answered = false;
-    ~closer() {
-      ::close(fd);
-      ++(answered ? finished : cancelled);
-    }
-  } guard{fd};
-  lanes::async_fd conn(fd);
+    ~counter() { ++(answered ? finished : cancelled); }
+  } guard;
   auto request = co_await example::read_line(conn);
   if (!request) co_return;
   co_await lanes::sleep(std::chrono::milliseconds(std::stoi(request->substr(5))));
-  co_await example::write_all(conn, "done\n");
+  co_await conn.write_all("done\n");
   guard.answered = true;
 }
 
 // Demo load: requests of 20..200 ms, and one of 5 s that will not make the deadline.
-lanes::task<void> clients(std::uint16_t port) {
+lanes::task<void> clients(lanes::net::socket_address server) {
   for (int ms : {20, 60, 120, 200, 5000}) {
-    (void)lanes::spawn([](std::uint16_t to, int work_ms) -> lanes::task<void> {
-      const int fd = co_await example::connect_to(to);
-      lanes::async_fd c(fd);
-      co_await example::write_all(c, "work " + std::to_string(work_ms) + "\n");
+    (void)lanes::spawn([](lanes::net::socket_address to, int work_ms) -> lanes::task<void> {
+      auto c = co_await lanes::net::tcp_stream::connect(to);
+      co_await c.write_all("work " + std::to_string(work_ms) + "\n");
       (void)co_await example::read_line(c);
-      ::close(fd);
-    }(port, ms));
+    }(server, ms));
   }
   co_return;
 }
 
 lanes::task<int> server_main(bool demo) {
-  example::listener l;
-  lanes::async_fd listening(l.fd);
+  auto listener = lanes::net::tcp_listener::bind(lanes::net::socket_address::parse("127.0.0.1:0"));
   lanes::signal_set stop{SIGINT, SIGTERM};
   lanes::task_tracker tracker;
-  std::printf("listening on 127.0.0.1:%u (pid %d)\n", static_cast<unsigned>(l.port), static_cast<int>(::getpid()));
+  std::printf("listening on %s (pid %d)\n", listener.local_address().to_string().c_str(), static_cast<int>(::getpid()));
   std::thread killer;
-  if (demo) co_await clients(l.port);
+  if (demo) co_await clients(listener.local_address());
   int accepted = 0;
   int signo = 0;
   while (signo == 0) {
-    auto r = co_await lanes::select(stop.recv(), listening.readable());
+    auto r = co_await lanes::select(stop.recv(), listener.accept());
     if (r.index() == 0) {
       signo = std::get<0>(r);
       break;
     }
-    for (;;) {  // accept everything that is waiting
-      const int fd = ::accept4(l.fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) break;
-      (void)tracker.spawn(serve(fd), "request");
-      if (demo && ++accepted == 5) {
-        killer = std::thread([] {  // stands in for `kill -TERM <pid>`, once all five are in
-          std::this_thread::sleep_for(50ms);
-          ::raise(SIGTERM);  // to this thread: the handler runs here, the server task wakes
-        });
-      }
+    (void)tracker.spawn(serve(std::move(std::get<1>(r).stream)), "request");
+    if (demo && ++accepted == 5) {
+      killer = std::thread([] {  // stands in for `kill -TERM <pid>`, once all five are in
+        std::this_thread::sleep_for(50ms);
+        ::raise(SIGTERM);  // to this thread: the handler runs here, the server task wakes
+      });
     }
   }
   if (killer.joinable()) killer.join();

@@ -10,9 +10,6 @@
 // work that lost is aborted and awaited (finished()), so when the handler
 // returns nothing of the request is left running. Three clients show the
 // three outcomes.
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -22,8 +19,10 @@
 #include <lanes/compose/when_all.hpp>
 #include <lanes/io/runtime.hpp>
 #include <lanes/io/sleep.hpp>
+#include <lanes/net/tcp_listener.hpp>
+#include <lanes/net/tcp_stream.hpp>
 
-#include "loopback.hpp"
+#include "line_io.hpp"
 
 using namespace std::chrono_literals;
 
@@ -41,8 +40,7 @@ lanes::task<std::string> do_work(int ms) {
   co_return "result after " + std::to_string(ms) + " ms";
 }
 
-lanes::task<std::string> handle(int fd) {
-  lanes::async_fd conn(fd);
+lanes::task<std::string> handle(lanes::net::tcp_stream conn) {
   auto request = co_await example::read_line(conn);
   if (!request) co_return "client left before asking";
   const int ms = std::stoi(request->substr(5));
@@ -53,14 +51,14 @@ lanes::task<std::string> handle(int fd) {
   switch (r.index()) {
     case 0:
       outcome = "answered: " + std::get<0>(r);
-      co_await example::write_all(conn, std::get<0>(r) + "\n");
+      co_await conn.write_all(std::get<0>(r) + "\n");
       break;
     case 1:  // readable before we answered: the client hung up
       outcome = "client disconnected: work aborted";
       break;
     default:
       outcome = "deadline passed: work aborted, 504 sent";
-      co_await example::write_all(conn, "504 deadline\n");
+      co_await conn.write_all("504 deadline\n");
   }
   if (r.index() != 0) {
     work.abort();
@@ -69,32 +67,27 @@ lanes::task<std::string> handle(int fd) {
   co_return outcome;
 }
 
-lanes::task<void> client(std::uint16_t port, int ms, bool hang_up_after_ms) {
-  const int fd = co_await example::connect_to(port);
-  {
-    lanes::async_fd c(fd);
-    co_await example::write_all(c, "work " + std::to_string(ms) + "\n");
-    if (hang_up_after_ms) {
-      co_await lanes::sleep(5ms);
-    } else {
-      (void)co_await example::read_line(c);
-    }
+lanes::task<void> client(lanes::net::socket_address server, int ms, bool hang_up_after_ms) {
+  auto conn = co_await lanes::net::tcp_stream::connect(server);
+  co_await conn.write_all("work " + std::to_string(ms) + "\n");
+  if (hang_up_after_ms) {
+    co_await lanes::sleep(5ms);
+  } else {
+    (void)co_await example::read_line(conn);
   }
-  ::close(fd);
 }
 
 lanes::task<int> serve_three() {
-  example::listener l;
-  lanes::async_fd listening(l.fd);
+  auto listener = lanes::net::tcp_listener::bind(lanes::net::socket_address::parse("127.0.0.1:0"));
+  const auto at = listener.local_address();
   std::vector<lanes::task<void>> clients;
-  clients.push_back(client(l.port, 5, false));     // quick work: answered
-  clients.push_back(client(l.port, 1000, true));   // hangs up after 5 ms
-  clients.push_back(client(l.port, 1000, false));  // slow work: the deadline
+  clients.push_back(client(at, 5, false));     // quick work: answered
+  clients.push_back(client(at, 1000, true));   // hangs up after 5 ms
+  clients.push_back(client(at, 1000, false));  // slow work: the deadline
   auto all_clients = lanes::spawn(lanes::when_all(std::move(clients)));
   for (int i = 0; i < 3; ++i) {
-    const int fd = co_await example::accept_one(listening);
-    const std::string outcome = co_await handle(fd);
-    ::close(fd);
+    auto accepted = co_await listener.accept();
+    const std::string outcome = co_await handle(std::move(accepted.stream));
     std::printf("request %d: %s (work tasks still running: %d)\n", i + 1, outcome.c_str(), work_running.load());
   }
   co_await all_clients;

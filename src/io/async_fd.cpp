@@ -6,18 +6,23 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 
 #include <lanes/io/errors.hpp>
 
 namespace lanes {
 
-async_fd::async_fd(int fd) {
-  detail::scheduler* s = detail::current_scheduler();
-  if (s == nullptr) throw runtime_misuse("lanes::async_fd made outside an io task: make it inside a task");
+async_fd::async_fd(int fd) : async_fd(fd, nonblocking) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    release();
     throw std::system_error(errno, std::generic_category(), "lanes::async_fd: making the fd non-blocking");
   }
+}
+
+async_fd::async_fd(int fd, nonblocking_t) {
+  detail::scheduler* s = detail::current_scheduler();
+  if (s == nullptr) throw runtime_misuse("lanes::async_fd made outside an io task: make it inside a task");
   auto fds = detail::fd_table(*s);
   key_ = detail::fd_register(*fds, fd);
   fds_ = std::move(fds);
@@ -40,25 +45,17 @@ void async_fd::release() noexcept {
   fd_ = -1;
 }
 
-// The one loop behind read_some and write_some: try `io`; on EAGAIN wait
-// for readiness in `direction`, then try again.
-template <class Syscall>
-task<result<std::size_t, std::error_code>> async_fd::retry(unsigned direction, Syscall io) {
-  for (;;) {
-    const auto n = io();
-    if (n >= 0) co_return static_cast<std::size_t>(n);
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) co_return std::error_code(errno, std::generic_category());
-    co_await readiness(*this, direction);
-  }
-}
-
-task<result<std::size_t, std::error_code>> async_fd::read_some(std::span<std::byte> buffer) {
-  return retry(0, [fd = fd_, buffer] { return ::read(fd, buffer.data(), buffer.size()); });
-}
-
-task<result<std::size_t, std::error_code>> async_fd::write_some(std::span<const std::byte> buffer) {
-  return retry(1, [fd = fd_, buffer] { return ::write(fd, buffer.data(), buffer.size()); });
-}
+ssize_t async_fd::reader::operator()() const noexcept { return ::read(fd, buffer.data(), buffer.size()); }
+ssize_t async_fd::writer::operator()() const noexcept { return ::write(fd, buffer.data(), buffer.size()); }
 
 }  // namespace lanes
+
+namespace lanes::detail {
+
+void throw_readiness_taken(const char* what) {
+  throw runtime_misuse(std::string(what) +
+                       ": the descriptor was ready, then nothing was there: another task took it (one task per "
+                       "direction of a descriptor at a time)");
+}
+
+}  // namespace lanes::detail

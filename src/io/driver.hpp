@@ -1,8 +1,8 @@
-// driver: where an idle worker sleeps so that timers (and, later, sockets)
-// can wake it. One epoll instance watches a timerfd armed for the next
-// timer deadline (hrtimer precision, well under the 100 us goal) and an
-// eventfd that other threads write to wake the sleeper. Sockets will
-// register with the same epoll instance.
+// driver: where an idle worker sleeps so that timers and sockets can wake
+// it. One epoll instance watches a timerfd armed for the next timer
+// deadline (hrtimer precision, well under the 100 us goal), an eventfd
+// that other threads write to wake the sleeper, and the registered file
+// descriptors (async_fd, the lanes::net sockets: fd_registry.hpp).
 //
 // At most one worker sleeps in the driver at a time (try_lock on `lock_`);
 // it holds the lock only while parked or while polling without blocking, so

@@ -55,24 +55,31 @@ std::uint64_t fd_registry::add(int fd) {
 }
 
 void fd_registry::remove(std::uint64_t key) noexcept {
-  waker dropped[2];  // released after the lock
-  std::lock_guard lock(mutex_);
-  slot* s = slot_of(key);
-  if (s == nullptr) return;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s->fd, nullptr);  // EBADF if the user closed it first: fine
-  for (int d = 0; d < 2; ++d) dropped[d] = s->waiting[d].take();
-  s->fd = -1;
-  ++s->generation;  // events still in flight for the old key are dropped
-  free_.push_back(static_cast<std::uint32_t>((key >> 32) - 1));
-  count_.fetch_sub(1, std::memory_order_relaxed);
+  waker closed_under[2];  // woken after the lock
+  {
+    std::lock_guard lock(mutex_);
+    slot* s = slot_of(key);
+    if (s == nullptr) return;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s->fd, nullptr);  // EBADF if the user closed it first: fine
+    for (unsigned d = 0; d < 2; ++d) {
+      if (s->removed[d] != nullptr) *s->removed[d] = true;
+      closed_under[d] = take_waiter(*s, d);
+    }
+    s->fd = -1;
+    ++s->generation;  // events still in flight for the old key are dropped
+    free_.push_back(static_cast<std::uint32_t>((key >> 32) - 1));
+    count_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  for (auto& w : closed_under) std::move(w).wake();
 }
 
-bool fd_registry::arm(std::uint64_t key, unsigned direction, waker& w) {
+bool fd_registry::arm(std::uint64_t key, unsigned direction, waker& w, bool* removed) {
   std::lock_guard lock(mutex_);
   slot* s = slot_of(key);
   if (s == nullptr) return false;
   s->waiting[direction].occupy(static_cast<waker&&>(w),
                                direction == read ? "lanes::async_fd::readable" : "lanes::async_fd::writable");
+  s->removed[direction] = removed;
   rearm_locked(key, *s);
   return true;
 }
@@ -81,7 +88,8 @@ void fd_registry::disarm(std::uint64_t key, unsigned direction, const task_heade
   waker dropped;  // released after the lock
   std::lock_guard lock(mutex_);
   slot* s = slot_of(key);
-  if (s != nullptr) dropped = s->waiting[direction].leave(task);
+  if (s == nullptr || !s->waiting[direction].holds(task)) return;
+  dropped = take_waiter(*s, direction);
 }
 
 void fd_registry::rearm_locked(std::uint64_t key, slot& s) noexcept {
@@ -100,8 +108,8 @@ void fd_registry::dispatch(std::uint64_t key, std::uint32_t events) noexcept {
     slot* s = slot_of(key);
     if (s == nullptr) return;  // deregistered since
     const bool failed = (events & (EPOLLERR | EPOLLHUP)) != 0;
-    if (failed || (events & (EPOLLIN | EPOLLRDHUP)) != 0) ready[read] = s->waiting[read].take();
-    if (failed || (events & EPOLLOUT) != 0) ready[write] = s->waiting[write].take();
+    if (failed || (events & (EPOLLIN | EPOLLRDHUP)) != 0) ready[read] = take_waiter(*s, read);
+    if (failed || (events & EPOLLOUT) != 0) ready[write] = take_waiter(*s, write);
     if (s->waiting[read] || s->waiting[write]) rearm_locked(key, *s);  // one-shot: still wanted
   }
   for (auto& w : ready) std::move(w).wake();

@@ -13,6 +13,12 @@
 // generation, so an event for a slot that has been deregistered (and maybe
 // reused) since is recognised and dropped. Slots and their wakers are
 // guarded by the table's mutex; wakers are woken after it is released.
+//
+// A registration removed while a task waits on it (the descriptor closed
+// under it) wakes that task, after setting the flag the wait gave to arm()
+// (under the mutex, so never after the waiter has left: disarm takes the
+// same mutex). The woken wait sees the flag and fails instead of touching
+// a descriptor whose number the process may have reused.
 #pragma once
 
 #include <atomic>
@@ -39,10 +45,11 @@ class fd_registry {
   std::uint64_t add(int fd);
   void remove(std::uint64_t key) noexcept;
   // Arms a one-shot wait for `direction`: `w` is woken when the fd is ready
-  // for it, has hung up or failed. false: the key is stale, or the table
-  // closed. One waiter per direction: a second is a runtime_misuse (it
-  // would replace the first, which would then wait for good).
-  bool arm(std::uint64_t key, unsigned direction, waker& w);
+  // for it, has hung up or failed, or is deregistered (then `*removed` is
+  // set true first). false: the key is stale, or the table closed. One
+  // waiter per direction: a second is a runtime_misuse (it would replace
+  // the first, which would then wait for good).
+  bool arm(std::uint64_t key, unsigned direction, waker& w, bool* removed);
   // Takes back the waker of `direction` if it still wakes `task`: the
   // task's wait ends (cancelled, a race lost). A wake may have taken it
   // already, and another task be waiting there now.
@@ -57,8 +64,14 @@ class fd_registry {
   struct slot {
     int fd = -1;
     std::uint32_t generation = 0;
-    waiter_slot waiting[2];  // reader, writer
+    waiter_slot waiting[2];                 // reader, writer
+    bool* removed[2] = {nullptr, nullptr};  // their flags (arm)
   };
+  // Takes the waiter of `direction` to wake (and forgets its flag).
+  static waker take_waiter(slot& s, unsigned direction) noexcept {
+    s.removed[direction] = nullptr;
+    return s.waiting[direction].take();
+  }
   slot* slot_of(std::uint64_t key) noexcept;
   // Re-arms the slot's one-shot registration for the directions still waited on.
   void rearm_locked(std::uint64_t key, slot& s) noexcept;

@@ -3,6 +3,9 @@
 // the bridge, each a thin call into the owner scheduler.
 #include <lanes/io/detail/runtime_access.hpp>
 
+#include <poll.h>
+
+#include <cerrno>
 #include <memory>
 #include <string>
 
@@ -44,7 +47,17 @@ void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(ta
 std::shared_ptr<fd_registry> fd_table(scheduler& owner) { return owner.io_driver().fds(); }
 std::uint64_t fd_register(fd_registry& fds, int fd) { return fds.add(fd); }
 void fd_deregister(fd_registry& fds, std::uint64_t key) noexcept { fds.remove(key); }
-bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w) { return fds.arm(key, direction, w); }
+bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w, bool* removed) {
+  return fds.arm(key, direction, w, removed);
+}
+bool fd_ready_now(int fd, unsigned direction) noexcept {
+  pollfd p{fd, static_cast<short>(direction == fd_registry::read ? POLLIN : POLLOUT), 0};
+  int n = 0;
+  do {
+    n = ::poll(&p, 1, 0);
+  } while (n < 0 && errno == EINTR);
+  return n != 0;  // ready, or an error the next attempt reports
+}
 void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept {
   fds.disarm(key, direction, task);
 }

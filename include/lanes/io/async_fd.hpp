@@ -1,23 +1,29 @@
 // async_fd: a file descriptor (socket, pipe, eventfd, signalfd...) whose
 // readiness io tasks can await, through the runtime's epoll driver - the
-// same park/unpark path as the timers.
+// same park/unpark path as the timers. The socket types (lanes/net/) are
+// built on it.
 //
 //   lanes::async_fd conn(socket_fd);                  // made non-blocking, registered
 //   auto n = co_await conn.read_some(buffer);         // result<size_t, std::error_code>; 0: end of stream
 //   co_await conn.readable();                         // or just wait for readiness
+//   auto r = co_await conn.async_io(lanes::async_fd::read_direction,   // any call: tried, and on
+//                                   [&] { return ::recv(fd, p, n, 0); });  // EAGAIN retried when ready
 //
 // - It does not own the descriptor: close it after the async_fd is gone.
 // - readable() / writable() complete when the fd is ready for that
 //   direction, has hung up, or has failed (the next read/write says which).
 //   They take nothing, so they are cancellation-safe: a race lost or a task
 //   cancelled while waiting consumes no bytes.
-// - read_some / write_some do the syscall only after readiness, never while
-//   a cancellation could still discard the result: cancelled while waiting,
-//   they have read (written) nothing; a read that completed is returned.
+// - read_some / write_some / async_io make the call only while the task
+//   runs (detail/fd_operation.hpp): cancelled while waiting, they have read
+//   (written) nothing; a call that completed is returned.
 // - One task may wait for each direction at a time: a second is a
 //   runtime_misuse (it would take the first one's place).
 // - One async_fd per descriptor and runtime: a second is a runtime_misuse
 //   (epoll holds the fd once); share the first.
+// - Destroyed (or moved over) while a task waits on it, it wakes that
+//   task: readable()/writable() throw std::system_error (operation
+//   canceled), the calls return ECANCELED.
 // - It may outlive its runtime: it then deregisters into nothing, and a
 //   wait on it is a std::system_error (bad_file_descriptor).
 #pragma once
@@ -30,8 +36,8 @@
 #include <system_error>
 #include <utility>
 
+#include <lanes/io/detail/fd_operation.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
-#include <lanes/io/task.hpp>
 #include <lanes/result.hpp>
 
 namespace lanes {
@@ -41,6 +47,11 @@ class async_fd {
   // Must be called inside an io task (registers with that task's runtime).
   // An fd epoll cannot watch (a regular file) is a std::system_error.
   explicit async_fd(int fd);
+  // The same for an fd opened non-blocking already (SOCK_NONBLOCK, O_NONBLOCK): no fcntl.
+  struct nonblocking_t {};
+  static constexpr nonblocking_t nonblocking{};
+  async_fd(int fd, nonblocking_t);
+  async_fd() noexcept = default;  // empty: registered with nothing (operations fail with EBADF)
   async_fd(async_fd&& other) noexcept
       : fds_(std::move(other.fds_)), key_(other.key_), fd_(std::exchange(other.fd_, -1)) {}
   async_fd& operator=(async_fd&& other) noexcept;
@@ -49,48 +60,93 @@ class async_fd {
   ~async_fd() { release(); }
 
   int fd() const noexcept { return fd_; }
+  bool registered() const noexcept { return fds_ != nullptr; }
+
+  static constexpr unsigned read_direction = detail::fd_readable;
+  static constexpr unsigned write_direction = detail::fd_writable;
 
   class readiness {
    public:
-    readiness(async_fd& fd, unsigned direction) noexcept : fd_(fd), direction_(direction) {}
-    readiness(readiness&& other) noexcept : fd_(other.fd_), direction_(other.direction_) {}  // before it waits only
+    readiness(async_fd& fd, unsigned direction) noexcept : fds_(fd.fds_.get()), key_(fd.key_), direction_(direction) {}
+    readiness(readiness&& other) noexcept  // before it waits only
+        : fds_(other.fds_), key_(other.key_), direction_(other.direction_) {}
     readiness(const readiness&) = delete;
     readiness& operator=(const readiness&) = delete;
     ~readiness() {
-      if (waiting_ != nullptr) detail::fd_disarm(*fd_.fds_, fd_.key_, direction_, waiting_);
+      if (waiting_ != nullptr) detail::fd_disarm(*fds_, key_, direction_, waiting_);
     }
     bool await_ready() const noexcept { return false; }
     bool await_suspend(std::coroutine_handle<> h) {
       auto& self = detail::require_current_task("co_await async_fd readiness");
       self.set_resume_point(h);
       detail::waker w = self.make_waker();
-      if (!fd_.fds_ || !detail::fd_arm(*fd_.fds_, fd_.key_, direction_, w)) {
+      if (fds_ == nullptr || !detail::fd_arm(*fds_, key_, direction_, w, &removed_)) {
         throw std::system_error(std::make_error_code(std::errc::bad_file_descriptor),
                                 "lanes: waiting on an async_fd that is no longer registered");
       }
       waiting_ = &self;
       return true;
     }
-    void await_resume() noexcept { waiting_ = nullptr; }
+    void await_resume() {
+      waiting_ = nullptr;
+      if (removed_) {
+        throw std::system_error(std::make_error_code(std::errc::operation_canceled),
+                                "lanes: the async_fd was closed while a task waited on it");
+      }
+    }
 
    private:
-    async_fd& fd_;
+    detail::fd_registry* fds_;
+    std::uint64_t key_;
     unsigned direction_;
+    bool removed_ = false;                          // set by the registry if it is removed while waiting
     const detail::task_header* waiting_ = nullptr;  // armed for this task
   };
 
   readiness readable() noexcept { return readiness(*this, 0); }
   readiness writable() noexcept { return readiness(*this, 1); }
 
+  // `attempt` (ssize_t(), -1 and errno on failure) made now, and again
+  // each time the fd is ready for `direction` while it fails with EAGAIN:
+  // co_await gives its detail::fd_result (the value, or the errno).
+  template <class Attempt>
+  detail::fd_operation<Attempt> async_io(unsigned direction, Attempt attempt, const char* what = "lanes::async_fd") {
+    return detail::fd_operation<Attempt>(fds_.get(), key_, fd_, direction, what, std::move(attempt));
+  }
+
   // Reads what is there (at most buffer.size() bytes), waiting if nothing is.
-  task<result<std::size_t, std::error_code>> read_some(std::span<std::byte> buffer);
+  auto read_some(std::span<std::byte> buffer) { return as_result(async_io(read_direction, reader{fd_, buffer})); }
   // Writes what fits (at least one byte unless buffer is empty), waiting for room.
-  task<result<std::size_t, std::error_code>> write_some(std::span<const std::byte> buffer);
+  auto write_some(std::span<const std::byte> buffer) {
+    return as_result(async_io(write_direction, writer{fd_, buffer}));
+  }
 
  private:
+  struct reader {
+    int fd;
+    std::span<std::byte> buffer;
+    ssize_t operator()() const noexcept;
+  };
+  struct writer {
+    int fd;
+    std::span<const std::byte> buffer;
+    ssize_t operator()() const noexcept;
+  };
+  // The operation, its outcome as a result<size_t, std::error_code>.
+  template <class Attempt>
+  struct result_awaiter : detail::fd_operation<Attempt> {
+    result<std::size_t, std::error_code> await_resume() {
+      const detail::fd_result r = detail::fd_operation<Attempt>::await_resume();
+      if (!r) return std::error_code(r.error, std::generic_category());
+      return static_cast<std::size_t>(r.value);
+    }
+  };
+  template <class Attempt>
+  static result_awaiter<Attempt> as_result(detail::fd_operation<Attempt>&& op) {
+    return result_awaiter<Attempt>{std::move(op)};
+  }
+
   void release() noexcept;
-  template <class Syscall>
-  task<result<std::size_t, std::error_code>> retry(unsigned direction, Syscall io);
   std::shared_ptr<detail::fd_registry> fds_;  // null: empty (moved from, released)
   std::uint64_t key_ = 0;
   int fd_ = -1;

@@ -59,8 +59,12 @@ std::shared_ptr<fd_registry> fd_table(scheduler& owner);
 std::uint64_t fd_register(fd_registry& fds, int fd);
 void fd_deregister(fd_registry& fds, std::uint64_t key) noexcept;
 // direction 0: readable, 1: writable. false: the registration is gone. A
-// second waiter for one direction is a runtime_misuse.
-bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w);
+// second waiter for one direction is a runtime_misuse. If the registration
+// is removed while `w` waits, `*removed` is set true before `w` is woken.
+bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w, bool* removed);
+// Whether `fd` is ready for `direction` now (or has hung up or failed),
+// without waiting and without taking anything.
+bool fd_ready_now(int fd, unsigned direction) noexcept;
 // Takes back the waker of `direction` if it still wakes `task`.
 void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept;
 

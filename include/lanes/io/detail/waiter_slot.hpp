@@ -30,7 +30,8 @@ class waiter_slot {
   // The waiter's waker, to wake (or drop) once the lock is released.
   waker take() noexcept { return static_cast<waker&&>(waker_); }
   // The waker of `task` if it is still here (to drop after the lock).
-  waker leave(const task_header* task) noexcept { return waker_.targets(task) ? take() : waker(); }
+  waker leave(const task_header* task) noexcept { return holds(task) ? take() : waker(); }
+  bool holds(const task_header* task) const noexcept { return waker_.targets(task); }
   explicit operator bool() const noexcept { return static_cast<bool>(waker_); }
 
  private:

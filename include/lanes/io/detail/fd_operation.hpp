@@ -1,0 +1,134 @@
+// fd_operation: one non-blocking system call on a descriptor registered
+// with the runtime's driver (async_fd::async_io, the socket types),
+// awaited in place: it is tried at once; if it would block, the task waits
+// for readiness and tries again when woken. It is the one loop behind
+// every read, write, accept and connect of the io lane.
+//
+// Why it is cancellation-safe: the call runs only inside await_ready() or
+// await_resume(), that is, only while the task runs and will use what it
+// returns. A wait that is cancelled, or loses a select or a timeout, has
+// made no call, so it took nothing (no byte read, no connection accepted).
+//
+// The cooperative budget: an attempt spends one unit. With the budget
+// spent, the task yields first if the descriptor is ready (poll(2) with
+// no wait, one call every coop_budget_per_poll operations), so a peer that
+// always has data cannot keep the worker from its other tasks; if it is
+// not ready, the task waits for readiness as usual.
+//
+// A registration removed while the task waits (the socket closed or
+// destroyed under it) wakes it with ECANCELED; the call is not made, so a
+// descriptor number the process has reused since is never touched. A wake
+// for readiness followed by EAGAIN means another task took what was ready
+// (two tasks on one direction at once): a runtime_misuse, since the wait
+// cannot start again inside await_resume.
+#pragma once
+
+#include <sys/types.h>
+#include <cerrno>
+#include <coroutine>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/errors.hpp>
+
+namespace lanes::detail {
+
+inline constexpr unsigned fd_readable = 0;
+inline constexpr unsigned fd_writable = 1;
+
+// A system call's outcome: its non-negative return value, or the errno it failed with.
+struct fd_result {
+  ssize_t value = 0;
+  int error = 0;  // 0: succeeded
+  explicit operator bool() const noexcept { return error == 0; }
+};
+
+[[noreturn]] void throw_readiness_taken(const char* what);
+
+// Attempt: ssize_t() making one non-blocking call (-1 and errno on failure).
+template <class Attempt>
+class [[nodiscard]] fd_operation {
+ public:
+  // `fds` null: the descriptor is not registered (closed, moved from): EBADF.
+  // `what` names the operation for a misuse report ("lanes::net read").
+  fd_operation(fd_registry* fds, std::uint64_t key, int fd, unsigned direction, const char* what, Attempt attempt)
+      : fds_(fds), key_(key), fd_(fd), direction_(direction), what_(what), attempt_(std::move(attempt)) {}
+  fd_operation(fd_operation&& other) noexcept  // before it is awaited only
+      : fds_(other.fds_),
+        key_(other.key_),
+        fd_(other.fd_),
+        direction_(other.direction_),
+        what_(other.what_),
+        attempt_(std::move(other.attempt_)) {}
+  fd_operation(const fd_operation&) = delete;
+  fd_operation& operator=(const fd_operation&) = delete;
+  fd_operation& operator=(fd_operation&&) = delete;
+  ~fd_operation() {
+    if (waiting_ != nullptr) fd_disarm(*fds_, key_, direction_, waiting_);
+  }
+
+  bool await_ready() {
+    if (fds_ == nullptr) return finish({-1, EBADF});
+    if (!coop_consume()) {  // out of budget: await_suspend decides
+      budget_spent_ = true;
+      return false;
+    }
+    return try_once();
+  }
+
+  bool await_suspend(std::coroutine_handle<> h) {
+    auto& self = require_current_task(what_);
+    self.set_resume_point(h);
+    waker w = self.make_waker();
+    if (budget_spent_ && fd_ready_now(fd_, direction_)) {  // ready, but the budget is spent: yield first
+      std::move(w).wake();
+      return true;
+    }
+    if (!fd_arm(*fds_, key_, direction_, w, &removed_)) return !finish({-1, EBADF});
+    waiting_ = &self;
+    return true;
+  }
+
+  fd_result await_resume() {
+    waiting_ = nullptr;
+    if (done_) return outcome_;
+    if (removed_) return {-1, ECANCELED};
+    if (!try_once()) throw_readiness_taken(what_);
+    return outcome_;
+  }
+
+ protected:
+  Attempt& attempt() noexcept { return attempt_; }  // what the call left behind (an accepted fd, an address)
+
+ private:
+  bool finish(fd_result r) noexcept {
+    outcome_ = r;
+    done_ = true;
+    return true;
+  }
+  // One call (again on EINTR): true when it did not block.
+  bool try_once() {
+    for (;;) {
+      const ssize_t n = attempt_();
+      if (n >= 0) return finish({n, 0});
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
+      return finish({-1, errno});
+    }
+  }
+  fd_registry* fds_;
+  std::uint64_t key_;
+  int fd_;
+  unsigned direction_;
+  const char* what_;
+  Attempt attempt_;
+  fd_result outcome_;
+  bool done_ = false;
+  bool removed_ = false;                  // set by the registry (under its lock) if removed while waiting
+  bool budget_spent_ = false;             // await_ready made no attempt: the cooperative budget was spent
+  const task_header* waiting_ = nullptr;  // armed for this task
+};
+
+}  // namespace lanes::detail
