@@ -14,7 +14,7 @@ root=$PWD
 stage=$root/build/stage
 bash scripts/install-deps.sh
 cmake --preset release -DLANES_WERROR=ON >/dev/null
-cmake --build --preset release --target lanes lanes_tool
+cmake --build --preset release --target lanes lanes_tool lanes_echo
 cmake --install build/release --prefix "$stage" >/dev/null
 cmake -S bench -B build/bench -G Ninja -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DLANES_WERROR=ON \

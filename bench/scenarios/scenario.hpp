@@ -38,6 +38,7 @@ int run_s7(const options& opts);
 int run_s9(const options& opts);
 int run_s8(const options& opts);
 int run_s10(const options& opts);
+int run_s12(const options& opts);
 int run_timer_latency(const options& opts);
 int run_timeouts(const options& opts);
 int run_sync(const options& opts);

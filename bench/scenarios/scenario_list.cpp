@@ -5,7 +5,7 @@
 namespace lanes::bench {
 
 std::span<const scenario> all_scenarios() {
-  static constexpr std::array<scenario, 13> list{{
+  static constexpr std::array<scenario, 14> list{{
       {"s1", "separate lanes: CPU work inline vs offloaded, a 5 ms ticker's lateness, against Asio + oneTBB", run_s1},
       {"s3", "100,000 sleeping io tasks: wall time and memory per task, against Asio", run_s3},
       {"s4", "spawn + await cost, against asio::co_spawn; std::thread create + join", run_s4},
@@ -21,6 +21,10 @@ std::span<const scenario> all_scenarios() {
        "SPSC throughput, 100M u64 through a ring of 4096, and the ping-pong round trip, against "
        "boost::lockfree::spsc_queue and moodycamel::ReaderWriterQueue",
        run_s10},
+      {"s12",
+       "TCP echo on loopback, 64 B and 4 KiB messages over 1, 50 and 300 connections, and the accept rate: "
+       "lanes-echo against Tokio and Boost.Asio",
+       run_s12},
       {"timers", "timer lateness on an idle runtime (goal: p99 within 100 us), against asio::steady_timer",
        run_timer_latency},
       {"timeouts",

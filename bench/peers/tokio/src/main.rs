@@ -1,13 +1,19 @@
-//! Tokio's side of two lanes scenarios (docs/benchmarks.md), shaped like
-//! lanes' own (bench/scenarios/s3_sleepers.cpp, s4_spawn.cpp): a runtime with
-//! WORKERS worker threads, and the measured code in a task spawned onto it,
-//! as lanes' block_on runs its task on a worker. Prints its numbers on one
-//! line, separated by spaces, for the lanes tool to read.
+//! Tokio's side of three lanes scenarios (docs/benchmarks.md), shaped like
+//! lanes' own (bench/scenarios/s3_sleepers.cpp, s4_spawn.cpp,
+//! s12_echo.cpp): a runtime with WORKERS worker threads, and the measured
+//! code in a task spawned onto it, as lanes' block_on runs its task on a
+//! worker. S3 and S4 print their numbers on one line, separated by spaces,
+//! for the lanes tool to read; S12's echo server prints lanes-echo's first
+//! line and serves until it is killed.
 //!
 //!   lanes-tokio-peer s3 WORKERS TASKS        -> wall_ms bytes_per_task
 //!   lanes-tokio-peer s4 WORKERS SEQUENTIAL BATCH
 //!                                            -> one_at_a_time_ns batch_ns
+//!   lanes-tokio-peer echo WORKERS            -> listening on 127.0.0.1:PORT
+use std::io::Write;
 use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[path = "../../common/args.rs"]
 mod args;
@@ -61,20 +67,47 @@ async fn spawn_await(sequential: usize, batch: usize) -> (f64, f64) {
     (one_at_a_time, batched)
 }
 
+/// S12: a TCP echo server on 127.0.0.1, as lanes-echo (examples/echo_server.cpp):
+/// one task per connection, a 16 KiB buffer, TCP_NODELAY.
+async fn echo_server() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    println!("listening on {}", listener.local_addr().expect("local address"));
+    std::io::stdout().flush().expect("flush stdout");
+    loop {
+        let (mut conn, _) = listener.accept().await.expect("accept");
+        tokio::spawn(async move {
+            let _ = conn.set_nodelay(true);
+            let mut buffer = vec![0u8; 16 * 1024];
+            loop {
+                match conn.read(&mut buffer).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        if conn.write_all(&buffer[..n]).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let scenario = args.get(1).map(String::as_str).unwrap_or("");
-    if scenario != "s3" && scenario != "s4" {
-        usage_error("usage: s3 WORKERS TASKS | s4 WORKERS SEQUENTIAL BATCH");
+    if scenario != "s3" && scenario != "s4" && scenario != "echo" {
+        usage_error("usage: s3 WORKERS TASKS | s4 WORKERS SEQUENTIAL BATCH | echo WORKERS");
     }
     let workers = positive(&args, 2, "WORKERS");
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
-        .enable_time()
+        .enable_all()
         .build()
         .expect("build the runtime");
     rt.block_on(async {}); // started, as lanes' side warms its runtime first
-    if scenario == "s3" {
+    if scenario == "echo" {
+        rt.block_on(rt.spawn(echo_server())).expect("the echo server failed");
+    } else if scenario == "s3" {
         let tasks = positive(&args, 3, "TASKS");
         let base = status_kib("VmRSS");
         let start = Instant::now();

@@ -1,0 +1,77 @@
+// server_process (server_process.hpp): fork, pin, exec, read the first line.
+#include "server_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <thread>
+
+namespace lanes::bench {
+
+server_process::server_process(const std::vector<std::string>& argv, int cpu) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    failure_ = "pipe failed";
+    return;
+  }
+  std::fflush(stdout);
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    if (cpu >= 0) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(cpu, &set);
+      ::sched_setaffinity(0, sizeof set, &set);
+    }
+    ::dup2(out[1], STDOUT_FILENO);  // dup2 clears CLOEXEC on the copy
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  if (pid_ < 0) {
+    ::close(out[0]);
+    failure_ = "fork failed";
+    return;
+  }
+  std::string line;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < give_up) {
+    pollfd p{out[0], POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    char buffer[128];
+    const ssize_t n = ::read(out[0], buffer, sizeof buffer);
+    if (n <= 0) break;  // it exited
+    line.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(out[0]);
+  std::smatch m;
+  const std::string first = line.substr(0, line.find('\n'));
+  if (std::regex_match(first, m, std::regex("listening on 127\\.0\\.0\\.1:([0-9]+)"))) {
+    port_ = static_cast<std::uint16_t>(std::stoul(m[1]));
+  } else {
+    failure_ = argv[0] + " did not say where it listens (its first line: \"" + first + "\")";
+  }
+}
+
+server_process::~server_process() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  for (int i = 0; i < 500; ++i) {
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+}
+
+}  // namespace lanes::bench
