@@ -15,8 +15,9 @@ struct echo_load_result {
   double requests_per_s = 0;
   double p50_us = 0;
   double p99_us = 0;
-  std::uint64_t requests = 0;  // completed in the measured window
-  std::string failure;         // empty: it ran
+  std::uint64_t requests = 0;            // completed in the measured window
+  double server_cpu_us_per_request = 0;  // filled in by the caller that knows the server
+  std::string failure;                   // empty: it ran
 };
 
 // `connections` connections to 127.0.0.1:port, each with one message of

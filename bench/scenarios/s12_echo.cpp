@@ -5,7 +5,11 @@
 // closed-loop client (echo_load.cpp) on another. Messages of 64 B and
 // 4 KiB over 1, 50 and 300 connections; requests/s and p50/p99 round
 // trips, the servers taking turns for each row so that drift in the
-// machine spreads over all of them; then the accept rate.
+// machine spreads over all of them; then the accept rate. A client on one
+// CPU can be slower than the servers, and then their rates meet; the CPU
+// time each server spends per request (its threads' schedstat, over the
+// warm-up and the measured window, divided by the requests of both at the
+// measured rate) shows what each costs all the same.
 #include <sched.h>
 
 #include <cstdio>
@@ -118,7 +122,12 @@ int run_s12(const options& opts) {
           r.by_server.emplace_back();
           continue;
         }
+        const std::uint64_t cpu_before = s.process->cpu_ns();
         auto result = run_echo_load(s.process->port(), connections, size, warmup, duration);
+        // The server's CPU time per request: warm-up and window, over both at the measured rate.
+        const double cpu_ns = static_cast<double>(s.process->cpu_ns() - cpu_before);
+        const double all_requests = result.requests_per_s * std::chrono::duration<double>(warmup + duration).count();
+        result.server_cpu_us_per_request = all_requests > 0 ? cpu_ns / all_requests / 1000.0 : 0;
         if (!result.failure.empty()) {
           std::fprintf(stderr, "S12: %s, %zu B x %d: %s\n", s.title.c_str(), size, connections, result.failure.c_str());
           return 1;
@@ -154,12 +163,14 @@ int run_s12(const options& opts) {
         split ? ("server on CPU " + std::to_string(cpus[1]) + ", client on CPU " + std::to_string(cpus[0])).c_str()
               : "one CPU shared by server and client",
         static_cast<long long>(duration.count()));
-    std::printf("  %-7s %5s  %-14s %12s %9s %9s\n", "message", "conns", "server", "requests/s", "p50 us", "p99 us");
+    std::printf("  %-7s %5s  %-14s %12s %9s %9s %14s\n", "message", "conns", "server", "requests/s", "p50 us", "p99 us",
+                "server CPU us");
     for (const auto& r : rows) {
       for (std::size_t i = 0; i < servers.size(); ++i) {
         if (!r.by_server[i]) continue;
-        std::printf("  %5zu B %5d  %-14s %12.0f %9.1f %9.1f\n", r.size, r.connections, servers[i].title.c_str(),
-                    r.by_server[i]->requests_per_s, r.by_server[i]->p50_us, r.by_server[i]->p99_us);
+        std::printf("  %5zu B %5d  %-14s %12.0f %9.1f %9.1f %14.2f\n", r.size, r.connections, servers[i].title.c_str(),
+                    r.by_server[i]->requests_per_s, r.by_server[i]->p50_us, r.by_server[i]->p99_us,
+                    r.by_server[i]->server_cpu_us_per_request);
       }
       for (std::size_t i = 1; i < servers.size(); ++i) {
         if (auto q = ratio(r, i)) std::printf("  %5s   %5s  lanes / %-6s %12.2f\n", "", "", servers[i].key.c_str(), *q);
@@ -181,7 +192,8 @@ int run_s12(const options& opts) {
       if (r.by_server[i]) {
         json.field(prefix + "requests_per_s", r.by_server[i]->requests_per_s)
             .field(prefix + "p50_us", r.by_server[i]->p50_us)
-            .field(prefix + "p99_us", r.by_server[i]->p99_us);
+            .field(prefix + "p99_us", r.by_server[i]->p99_us)
+            .field(prefix + "server_cpu_us_per_request", r.by_server[i]->server_cpu_us_per_request);
       } else {
         json.null_field(prefix + "requests_per_s");
       }

@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -61,6 +63,18 @@ server_process::server_process(const std::vector<std::string>& argv, int cpu) {
   } else {
     failure_ = argv[0] + " did not say where it listens (its first line: \"" + first + "\")";
   }
+}
+
+std::uint64_t server_process::cpu_ns() const {
+  std::uint64_t total = 0;
+  const std::string tasks = "/proc/" + std::to_string(pid_) + "/task";
+  for (const auto& entry :
+       std::filesystem::directory_iterator(tasks, std::filesystem::directory_options::skip_permission_denied)) {
+    std::ifstream in(entry.path() / "schedstat");
+    std::uint64_t ran = 0;
+    if (in >> ran) total += ran;
+  }
+  return total;
 }
 
 server_process::~server_process() {

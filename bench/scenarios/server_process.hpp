@@ -24,6 +24,8 @@ class server_process {
   bool ok() const noexcept { return port_ != 0; }
   std::uint16_t port() const noexcept { return port_; }
   const std::string& failure() const noexcept { return failure_; }  // why not ok()
+  // CPU time its threads have run, in ns (/proc/PID/task/*/schedstat).
+  std::uint64_t cpu_ns() const;
 
  private:
   pid_t pid_ = -1;

@@ -24,25 +24,23 @@ async_fd::async_fd(int fd, nonblocking_t) {
   detail::scheduler* s = detail::current_scheduler();
   if (s == nullptr) throw runtime_misuse("lanes::async_fd made outside an io task: make it inside a task");
   auto fds = detail::fd_table(*s);
-  key_ = detail::fd_register(*fds, fd);
+  registration_ = detail::fd_register(*fds, fd);
   fds_ = std::move(fds);
-  fd_ = fd;
 }
 
 async_fd& async_fd::operator=(async_fd&& other) noexcept {
   if (this != &other) {
     release();
     fds_ = std::move(other.fds_);
-    key_ = other.key_;
-    fd_ = std::exchange(other.fd_, -1);
+    registration_ = std::exchange(other.registration_, {});
   }
   return *this;
 }
 
 void async_fd::release() noexcept {
-  if (fds_) detail::fd_deregister(*fds_, key_);
+  if (fds_) detail::fd_deregister(*fds_, registration_.key);
   fds_.reset();
-  fd_ = -1;
+  registration_ = {};
 }
 
 ssize_t async_fd::reader::operator()() const noexcept { return ::read(fd, buffer.data(), buffer.size()); }

@@ -72,10 +72,10 @@ void driver::park(std::uint64_t deadline_ns, bool block) {
     checked(::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr), "timerfd_settime");
     armed_ns_ = deadline_ns;
   }
-  epoll_event events[8];
+  epoll_event events[64];
   int n = 0;
   do {
-    n = ::epoll_wait(epoll_fd_, events, 8, block ? -1 : 0);
+    n = ::epoll_wait(epoll_fd_, events, 64, block ? -1 : 0);
   } while (n < 0 && errno == EINTR);
   parked_deadline_.store(0, std::memory_order_release);
   for (int i = 0; i < n; ++i) {

@@ -1,5 +1,5 @@
-// fd_registry: registered file descriptors and their waiting tasks (see
-// fd_registry.hpp).
+// fd_registry: registered file descriptors, their readiness and their
+// waiting tasks (see fd_registry.hpp).
 #include "io/fd_registry.hpp"
 
 #include <sys/epoll.h>
@@ -12,32 +12,67 @@
 
 namespace lanes::detail {
 
-fd_registry::slot* fd_registry::slot_of(std::uint64_t key) noexcept {
-  const auto index = (key >> 32) - 1;
-  if (index >= slots_.size()) return nullptr;
-  slot& s = slots_[index];
-  return s.fd >= 0 && s.generation == static_cast<std::uint32_t>(key) ? &s : nullptr;
+namespace {
+
+constexpr std::uint32_t watched = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+
+std::size_t index_of(std::uint64_t key) noexcept { return static_cast<std::size_t>((key >> 32) - 1); }
+
+}  // namespace
+
+fd_registry::slot* fd_registry::slot_at(std::size_t index) const noexcept {
+  if (index / chunk_slots >= max_chunks) return nullptr;
+  slot* chunk = chunks_[index / chunk_slots].load(std::memory_order_acquire);  // pairs with add's release
+  return chunk != nullptr ? &chunk[index % chunk_slots] : nullptr;
 }
 
-std::uint64_t fd_registry::add(int fd) {
-  std::lock_guard lock(mutex_);
-  if (epoll_fd_ < 0) throw runtime_misuse("lanes::async_fd: its runtime has shut down");
-  std::uint32_t index = 0;
-  if (!free_.empty()) {
-    index = free_.back();
-    free_.pop_back();
-  } else {
-    index = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
+fd_registry::slot* fd_registry::lock_current(std::uint64_t key, std::unique_lock<std::mutex>& lock) noexcept {
+  if (key < key_base) return nullptr;
+  slot* s = slot_at(index_of(key));
+  if (s == nullptr) return nullptr;
+  lock = std::unique_lock(s->mutex);
+  if (s->fd < 0 || s->generation != static_cast<std::uint32_t>(key)) {
+    lock.unlock();
+    return nullptr;
   }
-  slot& s = slots_[index];
-  const std::uint64_t key = (std::uint64_t{index} + 1) << 32 | s.generation;
+  return s;
+}
+
+fd_registration fd_registry::add(int fd) {
+  std::uint32_t index = 0;
+  slot* s = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (epoll_fd_.load(std::memory_order_relaxed) < 0)
+      throw runtime_misuse("lanes::async_fd: its runtime has shut down");
+    if (!free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      if (slot_count_ == chunk_slots * max_chunks) {
+        throw std::system_error(std::make_error_code(std::errc::too_many_files_open),
+                                "lanes: registering a file descriptor (the table is full)");
+      }
+      index = static_cast<std::uint32_t>(slot_count_++);
+      if (index % chunk_slots == 0) {
+        owned_chunks_.push_back(std::make_unique<slot[]>(chunk_slots));
+        chunks_[index / chunk_slots].store(owned_chunks_.back().get(), std::memory_order_release);
+      }
+    }
+    s = slot_at(index);
+  }
+  std::unique_lock slot_lock(s->mutex);
+  const std::uint64_t key = (std::uint64_t{index} + 1) << 32 | s->generation;
   epoll_event ev{};
-  ev.events = EPOLLONESHOT;  // armed per wait (arm)
+  ev.events = watched;
   ev.data.u64 = key;
-  if (::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev) < 0) {
+  if (::epoll_ctl(epoll_fd_.load(std::memory_order_relaxed), EPOLL_CTL_ADD, fd, &ev) < 0) {
     const int error = errno;
-    free_.push_back(index);
+    slot_lock.unlock();
+    {
+      std::lock_guard lock(mutex_);
+      free_.push_back(index);
+    }
     // The epoll set holds the descriptor already: another async_fd of this
     // runtime watches it, and the two would share one registration.
     if (error == EEXIST) {
@@ -49,78 +84,87 @@ std::uint64_t fd_registry::add(int fd) {
                                 ? "lanes::async_fd: epoll cannot watch this fd (a regular file or directory?)"
                                 : "lanes: registering a file descriptor (epoll_ctl)");
   }
-  s.fd = fd;
+  s->fd = fd;
+  s->readiness.reset();
   count_.fetch_add(1, std::memory_order_relaxed);
-  return key;
+  return {this, key, &s->readiness, fd};
 }
 
 void fd_registry::remove(std::uint64_t key) noexcept {
   waker closed_under[2];  // woken after the lock
   {
-    std::lock_guard lock(mutex_);
-    slot* s = slot_of(key);
+    std::unique_lock<std::mutex> lock;
+    slot* s = lock_current(key, lock);
     if (s == nullptr) return;
-    ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s->fd, nullptr);  // EBADF if the user closed it first: fine
+    const int epoll_fd = epoll_fd_.load(std::memory_order_relaxed);
+    if (epoll_fd >= 0) ::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, s->fd, nullptr);  // EBADF if the user closed it first: fine
     for (unsigned d = 0; d < 2; ++d) {
       if (s->removed[d] != nullptr) *s->removed[d] = true;
       closed_under[d] = take_waiter(*s, d);
     }
     s->fd = -1;
     ++s->generation;  // events still in flight for the old key are dropped
-    free_.push_back(static_cast<std::uint32_t>((key >> 32) - 1));
-    count_.fetch_sub(1, std::memory_order_relaxed);
   }
+  {
+    std::lock_guard lock(mutex_);
+    free_.push_back(static_cast<std::uint32_t>(index_of(key)));
+  }
+  count_.fetch_sub(1, std::memory_order_relaxed);
   for (auto& w : closed_under) std::move(w).wake();
 }
 
-bool fd_registry::arm(std::uint64_t key, unsigned direction, waker& w, bool* removed) {
-  std::lock_guard lock(mutex_);
-  slot* s = slot_of(key);
-  if (s == nullptr) return false;
+fd_arm_result fd_registry::arm(std::uint64_t key, unsigned direction, waker& w, bool* removed) {
+  std::unique_lock<std::mutex> lock;
+  slot* s = lock_current(key, lock);
+  if (s == nullptr || epoll_fd_.load(std::memory_order_relaxed) < 0) return fd_arm_result::gone;
+  if (fd_readiness::ready(s->readiness.load(direction))) return fd_arm_result::ready;
   s->waiting[direction].occupy(static_cast<waker&&>(w),
                                direction == read ? "lanes::async_fd::readable" : "lanes::async_fd::writable");
   s->removed[direction] = removed;
-  rearm_locked(key, *s);
-  return true;
+  return fd_arm_result::waiting;
 }
 
 void fd_registry::disarm(std::uint64_t key, unsigned direction, const task_header* task) noexcept {
   waker dropped;  // released after the lock
-  std::lock_guard lock(mutex_);
-  slot* s = slot_of(key);
+  std::unique_lock<std::mutex> lock;
+  slot* s = lock_current(key, lock);
   if (s == nullptr || !s->waiting[direction].holds(task)) return;
   dropped = take_waiter(*s, direction);
-}
-
-void fd_registry::rearm_locked(std::uint64_t key, slot& s) noexcept {
-  epoll_event ev{};
-  ev.events = EPOLLONESHOT;
-  if (s.waiting[read]) ev.events |= EPOLLIN | EPOLLRDHUP;
-  if (s.waiting[write]) ev.events |= EPOLLOUT;
-  ev.data.u64 = key;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, s.fd, &ev);
 }
 
 void fd_registry::dispatch(std::uint64_t key, std::uint32_t events) noexcept {
   waker ready[2];
   {
-    std::lock_guard lock(mutex_);
-    slot* s = slot_of(key);
+    std::unique_lock<std::mutex> lock;
+    slot* s = lock_current(key, lock);
     if (s == nullptr) return;  // deregistered since
     const bool failed = (events & (EPOLLERR | EPOLLHUP)) != 0;
-    if (failed || (events & (EPOLLIN | EPOLLRDHUP)) != 0) ready[read] = take_waiter(*s, read);
-    if (failed || (events & EPOLLOUT) != 0) ready[write] = take_waiter(*s, write);
-    if (s->waiting[read] || s->waiting[write]) rearm_locked(key, *s);  // one-shot: still wanted
+    const bool read_closed = failed || (events & EPOLLRDHUP) != 0;
+    // The bit is set under the slot's lock, which arm() holds while it
+    // checks it: a waiter either sees the bit or is found here.
+    if (read_closed || (events & EPOLLIN) != 0) {
+      s->readiness.set(read, read_closed);
+      ready[read] = take_waiter(*s, read);
+    }
+    if (failed || (events & EPOLLOUT) != 0) {
+      s->readiness.set(write, failed);
+      ready[write] = take_waiter(*s, write);
+    }
   }
   for (auto& w : ready) std::move(w).wake();
 }
 
 void fd_registry::close() noexcept {
-  std::vector<slot> gone;  // their wakers are released after the lock
+  std::vector<waker> dropped;  // released after the locks
+  epoll_fd_.store(-1, std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
-  gone.swap(slots_);
-  free_.clear();
-  epoll_fd_ = -1;
+  for (std::size_t i = 0; i < slot_count_; ++i) {
+    slot* s = slot_at(i);
+    std::lock_guard slot_lock(s->mutex);
+    for (unsigned d = 0; d < 2; ++d) dropped.push_back(take_waiter(*s, d));
+    s->fd = -1;
+    ++s->generation;
+  }
   count_.store(0, std::memory_order_relaxed);
 }
 

@@ -45,10 +45,10 @@ void schedule_spawned(scheduler& owner, task_header& task) noexcept { owner.spaw
 int current_worker_index(scheduler& owner, const char* what) { return owner.worker_index_of_caller(what); }
 void wait_blocking(scheduler& owner, task_header& task) { owner.wait_blocking(task); }
 std::shared_ptr<fd_registry> fd_table(scheduler& owner) { return owner.io_driver().fds(); }
-std::uint64_t fd_register(fd_registry& fds, int fd) { return fds.add(fd); }
+fd_registration fd_register(fd_registry& fds, int fd) { return fds.add(fd); }
 void fd_deregister(fd_registry& fds, std::uint64_t key) noexcept { fds.remove(key); }
-bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w, bool* removed) {
-  return fds.arm(key, direction, w, removed);
+fd_arm_result fd_arm(const fd_registration& r, unsigned direction, waker& w, bool* removed) {
+  return r.table->arm(r.key, direction, w, removed);
 }
 bool fd_ready_now(int fd, unsigned direction) noexcept {
   pollfd p{fd, static_cast<short>(direction == fd_registry::read ? POLLIN : POLLOUT), 0};
@@ -58,8 +58,8 @@ bool fd_ready_now(int fd, unsigned direction) noexcept {
   } while (n < 0 && errno == EINTR);
   return n != 0;  // ready, or an error the next attempt reports
 }
-void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept {
-  fds.disarm(key, direction, task);
+void fd_disarm(const fd_registration& r, unsigned direction, const task_header* task) noexcept {
+  r.table->disarm(r.key, direction, task);
 }
 void cancel_now(task_header& task) noexcept {
   if (scheduler* owner = task.owner()) owner->cancel_now(task);

@@ -396,8 +396,12 @@ task_header* scheduler::put_lifo(io_worker& w, task_header& task) noexcept {
 }
 
 task_header* scheduler::next_task(io_worker& w) noexcept {
+  // The global queue's turn takes a batch, not one task: a worker whose
+  // local queue overflowed there (more runnable tasks than it holds, as
+  // with hundreds of busy connections) gets them back before the tasks its
+  // local queue keeps receiving, instead of one per interval.
   if (w.tick % global_queue_interval == 0) {
-    if (task_header* t = inject_.pop()) return t;
+    if (task_header* t = take_from_global(w)) return t;
   }
   if (task_header* t = take_lifo(w)) return t;
   if (task_header* t = w.pinned.pop()) return t;

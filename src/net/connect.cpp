@@ -11,25 +11,23 @@ namespace lanes::net::detail {
 
 namespace {
 
-// The first call connects; while that is in progress (EINPROGRESS, told to
-// fd_operation as EAGAIN so that it waits for writability) each later call
-// reads the outcome from SO_ERROR.
-struct connect_call {
+// After connect(2) said EINPROGRESS: the outcome, once the socket is
+// writable. SO_ERROR holds a failure; a socket still connecting (no peer
+// yet) is told to fd_operation as EAGAIN, so that it waits.
+struct connect_outcome_call {
   int fd;
-  const socket_address* address;
-  bool started = false;
-  ssize_t operator()() noexcept {
-    if (!started) {
-      started = true;
-      if (::connect(fd, address->native(), address->native_size()) == 0) return 0;
-      if (errno == EINPROGRESS) errno = EAGAIN;
-      return -1;
-    }
+  ssize_t operator()() const noexcept {
     int error = 0;
     socklen_t size = sizeof error;
     if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) < 0) return -1;
-    if (error == 0) return 0;
-    errno = error == EINPROGRESS ? EAGAIN : error;
+    if (error != 0) {
+      errno = error;
+      return -1;
+    }
+    sockaddr_storage peer{};
+    socklen_t peer_size = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) == 0) return 0;
+    if (errno == ENOTCONN) errno = EAGAIN;
     return -1;
   }
 };
@@ -38,9 +36,14 @@ struct connect_call {
 
 task<socket_descriptor> connect_stream(socket_address address) {
   socket_descriptor socket = socket_descriptor::open(address.family(), SOCK_STREAM, "connect", address);
-  co_await checked_operation<connect_call>(
-      socket.operation(lanes::detail::fd_writable, "lanes::net connect", connect_call{socket.fd(), &address}),
-      "connect", &address);
+  if (::connect(socket.fd(), address.native(), address.native_size()) != 0) {
+    if (errno != EINPROGRESS) throw_errno(errno, "connect", &address);
+    // Registered by this first operation, while it connects: the driver
+    // reports nothing of the socket's state from before the connect.
+    co_await checked_operation<connect_outcome_call>(
+        socket.operation(lanes::detail::fd_writable, "lanes::net connect", connect_outcome_call{socket.fd()}),
+        "connect", &address);
+  }
   co_return socket;
 }
 

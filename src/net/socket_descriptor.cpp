@@ -15,9 +15,10 @@ socket_descriptor::socket_descriptor(int fd) : fd_(fd) {
 }
 
 socket_descriptor socket_descriptor::open(int family, int type, const char* operation, const socket_address& address) {
-  const int fd = ::socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw_errno(errno, operation, &address);
-  return socket_descriptor(fd);
+  socket_descriptor s;
+  s.fd_ = ::socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (s.fd_ < 0) throw_errno(errno, operation, &address);
+  return s;
 }
 
 void socket_descriptor::close() noexcept {

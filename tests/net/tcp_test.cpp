@@ -136,6 +136,31 @@ TEST_P(Tcp, HalfCloseLetsThePeerFinishWriting) {
   }());
 }
 
+// A read shorter than its buffer marks the stream drained (the next read
+// waits for the driver instead of asking); an end of stream that arrived
+// with the data must still be seen, at once, by that next read.
+TEST_P(Tcp, AShortReadJustBeforeTheEndOfStreamStillSeesTheEnd) {
+  auto rt = make();
+  rt.block_on([]() -> task<void> {
+    auto listener = tcp_listener::bind(loopback_any_port());
+    for (int round = 0; round < 200; ++round) {
+      auto conn = co_await tcp_stream::connect(listener.local_address());
+      auto [server_side, peer] = co_await listener.accept();
+      co_await conn.write_all("last words");
+      conn.shutdown_write();
+      co_await sleep(std::chrono::microseconds(round % 3 * 50));  // data and end of stream both queued, sometimes
+      std::string buf(64, '\0');
+      std::size_t got = 0;
+      for (;;) {
+        const std::size_t n = co_await server_side.read_some(bytes(buf));
+        if (n == 0) break;
+        got += n;
+      }
+      EXPECT_EQ(got, 10U);
+    }
+  }());
+}
+
 TEST_P(Tcp, ConnectRefusedNamesTheAddress) {
   auto rt = make();
   rt.block_on([]() -> task<void> {

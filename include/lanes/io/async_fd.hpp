@@ -53,39 +53,54 @@ class async_fd {
   async_fd(int fd, nonblocking_t);
   async_fd() noexcept = default;  // empty: registered with nothing (operations fail with EBADF)
   async_fd(async_fd&& other) noexcept
-      : fds_(std::move(other.fds_)), key_(other.key_), fd_(std::exchange(other.fd_, -1)) {}
+      : fds_(std::move(other.fds_)), registration_(std::exchange(other.registration_, {})) {}
   async_fd& operator=(async_fd&& other) noexcept;
   async_fd(const async_fd&) = delete;
   async_fd& operator=(const async_fd&) = delete;
   ~async_fd() { release(); }
 
-  int fd() const noexcept { return fd_; }
+  int fd() const noexcept { return registration_.fd; }
   bool registered() const noexcept { return fds_ != nullptr; }
 
   static constexpr unsigned read_direction = detail::fd_readable;
   static constexpr unsigned write_direction = detail::fd_writable;
 
+  // Readiness alone: completes when the kernel says the direction is
+  // ready (asked with poll(2) when the driver's last word says so, so a
+  // stale ready bit never completes it: fd_readiness.hpp).
   class readiness {
    public:
-    readiness(async_fd& fd, unsigned direction) noexcept : fds_(fd.fds_.get()), key_(fd.key_), direction_(direction) {}
+    readiness(async_fd& fd, unsigned direction) noexcept : registration_(fd.registration_), direction_(direction) {}
     readiness(readiness&& other) noexcept  // before it waits only
-        : fds_(other.fds_), key_(other.key_), direction_(other.direction_) {}
+        : registration_(other.registration_), direction_(other.direction_) {}
     readiness(const readiness&) = delete;
     readiness& operator=(const readiness&) = delete;
     ~readiness() {
-      if (waiting_ != nullptr) detail::fd_disarm(*fds_, key_, direction_, waiting_);
+      if (waiting_ != nullptr) detail::fd_disarm(registration_, direction_, waiting_);
     }
     bool await_ready() const noexcept { return false; }
     bool await_suspend(std::coroutine_handle<> h) {
       auto& self = detail::require_current_task("co_await async_fd readiness");
       self.set_resume_point(h);
       detail::waker w = self.make_waker();
-      if (fds_ == nullptr || !detail::fd_arm(*fds_, key_, direction_, w, &removed_)) {
-        throw std::system_error(std::make_error_code(std::errc::bad_file_descriptor),
-                                "lanes: waiting on an async_fd that is no longer registered");
+      if (registration_.table == nullptr) throw_gone();
+      for (;;) {
+        auto& state = *registration_.readiness;
+        const auto seen = state.load(direction_);
+        if (detail::fd_readiness::ready(seen)) {
+          if (detail::fd_ready_now(registration_.fd, direction_)) return false;  // ready now: no wait
+          if (!state.clear(direction_, seen)) continue;                          // an event came meanwhile
+        }
+        switch (detail::fd_arm(registration_, direction_, w, &removed_)) {
+          case detail::fd_arm_result::waiting:
+            waiting_ = &self;
+            return true;
+          case detail::fd_arm_result::ready:
+            continue;
+          case detail::fd_arm_result::gone:
+            throw_gone();
+        }
       }
-      waiting_ = &self;
-      return true;
     }
     void await_resume() {
       waiting_ = nullptr;
@@ -96,8 +111,11 @@ class async_fd {
     }
 
    private:
-    detail::fd_registry* fds_;
-    std::uint64_t key_;
+    [[noreturn]] static void throw_gone() {
+      throw std::system_error(std::make_error_code(std::errc::bad_file_descriptor),
+                              "lanes: waiting on an async_fd that is no longer registered");
+    }
+    detail::fd_registration registration_;
     unsigned direction_;
     bool removed_ = false;                          // set by the registry if it is removed while waiting
     const detail::task_header* waiting_ = nullptr;  // armed for this task
@@ -111,14 +129,16 @@ class async_fd {
   // co_await gives its detail::fd_result (the value, or the errno).
   template <class Attempt>
   detail::fd_operation<Attempt> async_io(unsigned direction, Attempt attempt, const char* what = "lanes::async_fd") {
-    return detail::fd_operation<Attempt>(fds_.get(), key_, fd_, direction, what, std::move(attempt));
+    return detail::fd_operation<Attempt>(registration_, direction, what, std::move(attempt));
   }
 
   // Reads what is there (at most buffer.size() bytes), waiting if nothing is.
-  auto read_some(std::span<std::byte> buffer) { return as_result(async_io(read_direction, reader{fd_, buffer})); }
+  auto read_some(std::span<std::byte> buffer) {
+    return as_result(async_io(read_direction, reader{registration_.fd, buffer}));
+  }
   // Writes what fits (at least one byte unless buffer is empty), waiting for room.
   auto write_some(std::span<const std::byte> buffer) {
-    return as_result(async_io(write_direction, writer{fd_, buffer}));
+    return as_result(async_io(write_direction, writer{registration_.fd, buffer}));
   }
 
  private:
@@ -148,8 +168,7 @@ class async_fd {
 
   void release() noexcept;
   std::shared_ptr<detail::fd_registry> fds_;  // null: empty (moved from, released)
-  std::uint64_t key_ = 0;
-  int fd_ = -1;
+  detail::fd_registration registration_;      // what operations copy (its table: fds_.get())
 };
 
 }  // namespace lanes

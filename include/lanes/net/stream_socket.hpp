@@ -45,11 +45,15 @@ class stream_socket {
     int fd;
     std::span<std::byte> buffer;
     ssize_t operator()() const noexcept { return ::recv(fd, buffer.data(), buffer.size(), 0); }
+    // A stream's short read emptied its receive queue: the next read waits
+    // for the driver's word instead of asking (lanes/io/detail/fd_readiness.hpp).
+    bool drained(ssize_t n) const noexcept { return n > 0 && static_cast<std::size_t>(n) < buffer.size(); }
   };
   struct send_call {
     int fd;
     std::span<const std::byte> buffer;
     ssize_t operator()() const noexcept { return ::send(fd, buffer.data(), buffer.size(), MSG_NOSIGNAL); }
+    bool drained(ssize_t n) const noexcept { return static_cast<std::size_t>(n) < buffer.size(); }  // send buffer full
   };
 
  public:

@@ -4,14 +4,24 @@
 // for readiness and tries again when woken. It is the one loop behind
 // every read, write, accept and connect of the io lane.
 //
+// Readiness (fd_readiness.hpp): the call is made only while the driver's
+// last word on the direction is "ready"; a call that finds it used up
+// (EAGAIN, or a short read or write where the Attempt says that drains
+// it, `drained()`) clears it, so the next operation waits at once instead
+// of making a call that would say EAGAIN.
+//
 // Why it is cancellation-safe: the call runs only inside await_ready() or
 // await_resume(), that is, only while the task runs and will use what it
 // returns. A wait that is cancelled, or loses a select or a timeout, has
 // made no call, so it took nothing (no byte read, no connection accepted).
+// When the call cannot be made before suspending (the direction turned
+// ready just as the task armed, or the cooperative budget is spent), the
+// task wakes itself and makes the call in await_resume, after asking the
+// kernel that the direction is really ready (poll(2), no wait): a stale
+// ready bit must not send await_resume into an EAGAIN it cannot wait out.
 //
 // The cooperative budget: an attempt spends one unit. With the budget
-// spent, the task yields first if the descriptor is ready (poll(2) with
-// no wait, one call every coop_budget_per_poll operations), so a peer that
+// spent, the task yields first if the descriptor is ready, so a peer that
 // always has data cannot keep the worker from its other tasks; if it is
 // not ready, the task waits for readiness as usual.
 //
@@ -47,18 +57,18 @@ struct fd_result {
 
 [[noreturn]] void throw_readiness_taken(const char* what);
 
-// Attempt: ssize_t() making one non-blocking call (-1 and errno on failure).
+// Attempt: ssize_t() making one non-blocking call (-1 and errno on
+// failure); optionally `bool drained(ssize_t n) const`: a call that
+// returned n left the direction used up (a short read or write on a stream).
 template <class Attempt>
 class [[nodiscard]] fd_operation {
  public:
-  // `fds` null: the descriptor is not registered (closed, moved from): EBADF.
-  // `what` names the operation for a misuse report ("lanes::net read").
-  fd_operation(fd_registry* fds, std::uint64_t key, int fd, unsigned direction, const char* what, Attempt attempt)
-      : fds_(fds), key_(key), fd_(fd), direction_(direction), what_(what), attempt_(std::move(attempt)) {}
+  // `r.table` null: the descriptor is not registered (closed, moved from):
+  // EBADF. `what` names the operation for a misuse report ("lanes::net read").
+  fd_operation(const fd_registration& r, unsigned direction, const char* what, Attempt attempt)
+      : registration_(r), direction_(direction), what_(what), attempt_(std::move(attempt)) {}
   fd_operation(fd_operation&& other) noexcept  // before it is awaited only
-      : fds_(other.fds_),
-        key_(other.key_),
-        fd_(other.fd_),
+      : registration_(other.registration_),
         direction_(other.direction_),
         what_(other.what_),
         attempt_(std::move(other.attempt_)) {}
@@ -66,11 +76,11 @@ class [[nodiscard]] fd_operation {
   fd_operation& operator=(const fd_operation&) = delete;
   fd_operation& operator=(fd_operation&&) = delete;
   ~fd_operation() {
-    if (waiting_ != nullptr) fd_disarm(*fds_, key_, direction_, waiting_);
+    if (waiting_ != nullptr) fd_disarm(registration_, direction_, waiting_);
   }
 
   bool await_ready() {
-    if (fds_ == nullptr) return finish({-1, EBADF});
+    if (registration_.table == nullptr) return finish({-1, EBADF});
     if (!coop_consume()) {  // out of budget: await_suspend decides
       budget_spent_ = true;
       return false;
@@ -82,13 +92,23 @@ class [[nodiscard]] fd_operation {
     auto& self = require_current_task(what_);
     self.set_resume_point(h);
     waker w = self.make_waker();
-    if (budget_spent_ && fd_ready_now(fd_, direction_)) {  // ready, but the budget is spent: yield first
+    if (budget_spent_ && really_ready()) {  // ready, but the budget is spent: yield first
       std::move(w).wake();
       return true;
     }
-    if (!fd_arm(*fds_, key_, direction_, w, &removed_)) return !finish({-1, EBADF});
-    waiting_ = &self;
-    return true;
+    for (;;) {
+      switch (fd_arm(registration_, direction_, w, &removed_)) {
+        case fd_arm_result::waiting:
+          waiting_ = &self;
+          return true;
+        case fd_arm_result::ready:  // an event came since the call said EAGAIN
+          if (!really_ready()) continue;
+          std::move(w).wake();  // the call is made in await_resume, never here
+          return true;
+        case fd_arm_result::gone:
+          return !finish({-1, EBADF});
+      }
+    }
   }
 
   fd_result await_resume() {
@@ -108,19 +128,38 @@ class [[nodiscard]] fd_operation {
     done_ = true;
     return true;
   }
-  // One call (again on EINTR): true when it did not block.
+  // One call while the direction is ready (again on EINTR, or when an
+  // event came while it said EAGAIN): true when it did not block.
   bool try_once() {
+    fd_readiness& readiness = *registration_.readiness;
     for (;;) {
+      const auto seen = readiness.load(direction_);
+      if (!fd_readiness::ready(seen)) return false;
       const ssize_t n = attempt_();
-      if (n >= 0) return finish({n, 0});
+      if (n >= 0) {
+        if constexpr (requires(const Attempt& a) { a.drained(n); }) {
+          if (attempt_.drained(n)) readiness.clear(direction_, seen);
+        }
+        return finish({n, 0});
+      }
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
-      return finish({-1, errno});
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return finish({-1, errno});
+      if (readiness.clear(direction_, seen)) return false;
     }
   }
-  fd_registry* fds_;
-  std::uint64_t key_;
-  int fd_;
+  // The ready bit is set: is the direction really ready? If not, the bit
+  // was stale and is cleared (false).
+  bool really_ready() noexcept {
+    fd_readiness& readiness = *registration_.readiness;
+    for (;;) {
+      const auto seen = readiness.load(direction_);
+      if (!fd_readiness::ready(seen)) return false;
+      if (fd_ready_now(registration_.fd, direction_)) return true;
+      if (readiness.clear(direction_, seen)) return false;
+    }
+  }
+
+  fd_registration registration_;
   unsigned direction_;
   const char* what_;
   Attempt attempt_;

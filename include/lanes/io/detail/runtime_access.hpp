@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include <lanes/io/detail/fd_readiness.hpp>
 #include <lanes/io/detail/misuse.hpp>
 #include <lanes/io/detail/task_header.hpp>
 #include <lanes/io/detail/timer_entry.hpp>
@@ -54,18 +55,17 @@ std::uint64_t monotonic_now_ns() noexcept;
 // table of registrations (src/io/fd_registry.hpp) is shared by the
 // runtime and each async_fd, which may outlive the runtime: then its calls
 // find the table closed. fd_register throws std::system_error.
-class fd_registry;
 std::shared_ptr<fd_registry> fd_table(scheduler& owner);
-std::uint64_t fd_register(fd_registry& fds, int fd);
+fd_registration fd_register(fd_registry& fds, int fd);
 void fd_deregister(fd_registry& fds, std::uint64_t key) noexcept;
-// direction 0: readable, 1: writable. false: the registration is gone. A
-// second waiter for one direction is a runtime_misuse. If the registration
-// is removed while `w` waits, `*removed` is set true before `w` is woken.
-bool fd_arm(fd_registry& fds, std::uint64_t key, unsigned direction, waker& w, bool* removed);
-// Whether `fd` is ready for `direction` now (or has hung up or failed),
-// without waiting and without taking anything.
-bool fd_ready_now(int fd, unsigned direction) noexcept;
+// direction 0: readable, 1: writable (fd_readiness.hpp). A second waiter
+// for one direction is a runtime_misuse. If the registration is removed
+// while `w` waits, `*removed` is set true before `w` is woken.
+fd_arm_result fd_arm(const fd_registration& r, unsigned direction, waker& w, bool* removed);
 // Takes back the waker of `direction` if it still wakes `task`.
-void fd_disarm(fd_registry& fds, std::uint64_t key, unsigned direction, const task_header* task) noexcept;
+void fd_disarm(const fd_registration& r, unsigned direction, const task_header* task) noexcept;
+// Whether `fd` is ready for `direction` now (or has hung up or failed),
+// asking the kernel (poll(2), no wait) and taking nothing.
+bool fd_ready_now(int fd, unsigned direction) noexcept;
 
 }  // namespace lanes::detail

@@ -24,7 +24,10 @@ class socket_descriptor {
   socket_descriptor() noexcept = default;
   // Takes `fd` (non-blocking, CLOEXEC) over.
   explicit socket_descriptor(int fd);
-  // A new socket (SOCK_NONBLOCK | SOCK_CLOEXEC added); failure names `operation` and `address`.
+  // A new socket (SOCK_NONBLOCK | SOCK_CLOEXEC added), registered at its
+  // first operation (after bind or connect, so that the driver never
+  // reports the state of a socket not yet set up); failure names
+  // `operation` and `address`.
   static socket_descriptor open(int family, int type, const char* operation, const socket_address& address);
   socket_descriptor(socket_descriptor&& other) noexcept
       : registration_(std::move(other.registration_)), fd_(std::exchange(other.fd_, -1)) {}
