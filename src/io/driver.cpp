@@ -5,6 +5,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <system_error>
@@ -35,7 +36,7 @@ void drain(int fd) noexcept {
 
 }  // namespace
 
-driver::driver() {
+driver::driver(bool verify_wakes) {
   epoll_fd_ = checked(::epoll_create1(EPOLL_CLOEXEC), "epoll_create1");
   try {
     event_fd_ = checked(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd");
@@ -47,7 +48,7 @@ driver::driver() {
     // grows; unpark() resets it in the 2^64 case.
     watch(epoll_fd_, event_fd_, event_tag, EPOLLET);
     watch(epoll_fd_, timer_fd_, timer_tag);
-    fds_ = std::make_shared<fd_registry>(epoll_fd_);
+    fds_ = std::make_shared<fd_registry>(epoll_fd_, verify_wakes);
   } catch (...) {
     if (timer_fd_ >= 0) ::close(timer_fd_);
     if (event_fd_ >= 0) ::close(event_fd_);
@@ -63,7 +64,7 @@ driver::~driver() {
   ::close(epoll_fd_);
 }
 
-void driver::park(std::uint64_t deadline_ns, bool block) {
+void driver::park(std::uint64_t deadline_ns, bool block, int max_events) {
   if (block && deadline_ns != armed_ns_) {
     itimerspec spec{};
     spec.it_value.tv_sec = static_cast<time_t>(deadline_ns / 1'000'000'000U);
@@ -72,10 +73,10 @@ void driver::park(std::uint64_t deadline_ns, bool block) {
     checked(::timerfd_settime(timer_fd_, TFD_TIMER_ABSTIME, &spec, nullptr), "timerfd_settime");
     armed_ns_ = deadline_ns;
   }
-  epoll_event events[64];
+  epoll_event events[max_events_per_park];
   int n = 0;
   do {
-    n = ::epoll_wait(epoll_fd_, events, 64, block ? -1 : 0);
+    n = ::epoll_wait(epoll_fd_, events, std::clamp(max_events, 1, max_events_per_park), block ? -1 : 0);
   } while (n < 0 && errno == EINTR);
   parked_deadline_.store(0, std::memory_order_release);
   for (int i = 0; i < n; ++i) {

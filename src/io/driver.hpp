@@ -8,6 +8,15 @@
 // it holds the lock only while parked or while polling without blocking, so
 // a worker that is running a task never holds the driver: a stuck task
 // cannot keep timers or sockets from being serviced by the other workers.
+//
+// One driver per runtime, shared by its workers (Tokio's choice), not one
+// per worker (Seastar's, Monoio's): a task moves between workers when it
+// is stolen, and a shared driver lets any idle worker service any socket,
+// where per-worker drivers would tie each socket to the worker that
+// registered it, and a busy worker would leave its sockets unserviced
+// while the others sleep. The registrations (fd_registry) belong to the
+// driver, not to the runtime, so a thread-per-core runtime (shards) can
+// give each core a driver of its own, each with its own table.
 #pragma once
 
 #include <atomic>
@@ -22,7 +31,8 @@ namespace lanes::detail {
 
 class driver {
  public:
-  driver();
+  // `verify_wakes`: more than one thread runs the runtime's tasks (fd_registry.hpp).
+  explicit driver(bool verify_wakes);
   ~driver();
   driver(const driver&) = delete;
   driver& operator=(const driver&) = delete;
@@ -30,7 +40,10 @@ class driver {
   std::mutex& lock() noexcept { return lock_; }
   // Caller holds lock(). Sleeps until `deadline_ns` (CLOCK_MONOTONIC, 0 = no
   // deadline) or until unpark(); `block` false polls without sleeping.
-  void park(std::uint64_t deadline_ns, bool block);
+  // Takes at most `max_events` events (at most max_events_per_park): what
+  // it leaves stays ready in epoll for the next call.
+  static constexpr int max_events_per_park = 64;
+  void park(std::uint64_t deadline_ns, bool block, int max_events = max_events_per_park);
   // Any thread: wakes the parked worker, or makes its next park return at once.
   void unpark() noexcept;
   // The deadline the parked worker will sleep until (0: nobody parked). The

@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/errors.hpp>
 
 namespace lanes::detail {
@@ -142,14 +143,14 @@ void fd_registry::dispatch(std::uint64_t key, std::uint32_t events) noexcept {
     const bool read_closed = failed || (events & EPOLLRDHUP) != 0;
     // The bit is set under the slot's lock, which arm() holds while it
     // checks it: a waiter either sees the bit or is found here.
-    if (read_closed || (events & EPOLLIN) != 0) {
-      s->readiness.set(read, read_closed);
-      ready[read] = take_waiter(*s, read);
-    }
-    if (failed || (events & EPOLLOUT) != 0) {
-      s->readiness.set(write, failed);
-      ready[write] = take_waiter(*s, write);
-    }
+    auto report = [&](unsigned direction, bool closed) {
+      // A waiter is woken only for what is really there (see the header).
+      if (s->waiting[direction] && verify_wakes_ && !fd_ready_now(s->fd, direction)) return;
+      s->readiness.set(direction, closed);
+      ready[direction] = take_waiter(*s, direction);
+    };
+    if (read_closed || (events & EPOLLIN) != 0) report(read, read_closed);
+    if (failed || (events & EPOLLOUT) != 0) report(write, failed);
   }
   for (auto& w : ready) std::move(w).wake();
 }

@@ -19,6 +19,16 @@
 // each slot's own mutex guards its descriptor, generation, wakers and the
 // setting of its readiness. Wakers are woken after the lock is released.
 //
+// A wake is never stale. With more than one worker, the driver's
+// epoll_wait (on one worker) can report an event whose bytes a task on
+// another worker reads before the driver dispatches it; that task's next
+// wait would then be woken for nothing, and an operation cannot wait
+// again inside await_resume. So on such a runtime dispatch asks the
+// kernel (poll(2), no wait) before it wakes a waiter, and leaves the
+// waiter in place when the event is stale. With one worker the event is
+// dispatched by the thread that runs the tasks, before any task runs: it
+// cannot be stale, and no call is made.
+//
 // A registration removed while a task waits on it (the descriptor closed
 // under it) wakes that task, after setting the flag the wait gave to arm()
 // (under the slot's mutex, so never after the waiter has left: disarm takes
@@ -42,7 +52,8 @@ namespace lanes::detail {
 
 class fd_registry {
  public:
-  explicit fd_registry(int epoll_fd) noexcept : epoll_fd_(epoll_fd) {}
+  // `verify_wakes`: more than one thread runs the tasks (see above).
+  fd_registry(int epoll_fd, bool verify_wakes) noexcept : epoll_fd_(epoll_fd), verify_wakes_(verify_wakes) {}
 
   static constexpr std::uint64_t key_base = std::uint64_t{1} << 32;  // keys are at least this
   static constexpr unsigned read = 0;
@@ -92,6 +103,7 @@ class fd_registry {
 
   std::mutex mutex_;           // allocation: chunks_, slot_count_, free_
   std::atomic<int> epoll_fd_;  // -1 once closed
+  const bool verify_wakes_;
   std::array<std::atomic<slot*>, max_chunks> chunks_{};
   std::vector<std::unique_ptr<slot[]>> owned_chunks_;
   std::size_t slot_count_ = 0;

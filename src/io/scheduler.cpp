@@ -50,6 +50,7 @@ scheduler::scheduler(scheduler_options options)
       handler_(std::move(options.on_unhandled)),
 
       idle_workers_(options.workers),
+      driver_(options.workers > 1),
       timers_(options.workers),
       epoch_ns_(monotonic_ns()),
       live_(options.workers) {
@@ -547,9 +548,14 @@ void scheduler::maintenance(io_worker& w) {
   live_.collect(static_cast<int>(w.index));
   // The worker parked in the driver fires timers and reports fd events itself.
   if (driver_parked_.load(std::memory_order_acquire)) return;
-  // Every worker busy: look at the fds now and then without sleeping.
-  if (driver_.fd_count() > 0 && driver_.lock().try_lock()) {
-    driver_.park(0, false);
+  // Every worker busy: look at the fds now and then without sleeping,
+  // taking no more events than this worker's queue has room for. Events
+  // left in epoll keep their order there; tasks woken past the queue's
+  // room would overflow to the global queue and wait behind the tasks
+  // this worker keeps receiving (hundreds of busy connections on one worker).
+  const auto room = static_cast<int>(std::min<std::uint32_t>(w.queue.room(), driver::max_events_per_park));
+  if (room > 0 && driver_.fd_count() > 0 && driver_.lock().try_lock()) {
+    driver_.park(0, false, room);
     driver_.lock().unlock();
   }
   if (timers_.pending() == 0) return;
