@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -153,6 +154,28 @@ TEST_P(AsyncFdBothFlavors, ASecondAsyncFdForOneDescriptorIsAClearError) {
     auto n = co_await conn.read_some(bytes(buf, sizeof buf));
     EXPECT_EQ(n.value(), 1U);
   }(sp.fd[0], sp.fd[1]));
+}
+
+// Destroyed while a task waits on it, an async_fd wakes that task with an
+// error (it is deregistered first), instead of leaving it waiting for good
+// or letting it touch a descriptor number that may be reused.
+TEST_P(AsyncFdBothFlavors, DestroyingItWakesItsWaiterWithAnError) {
+  auto rt = make();
+  socket_pair sp;
+  rt.block_on([](int fd) -> task<void> {
+    auto conn = std::make_unique<async_fd>(fd);
+    auto waiting = spawn([](async_fd& f) -> task<bool> {
+      try {
+        co_await f.readable();
+      } catch (const std::system_error& e) {
+        co_return e.code() == std::errc::operation_canceled;
+      }
+      co_return false;
+    }(*conn));
+    co_await sleep(5ms);  // it waits now
+    conn.reset();
+    EXPECT_TRUE(co_await waiting);
+  }(sp.fd[0]));
 }
 
 // An async_fd kept past its runtime (in an object that lives longer)
