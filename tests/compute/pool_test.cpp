@@ -158,6 +158,9 @@ TEST(ComputePool, AMovedFromPoolIsEmpty) {
 
 // A job that drops the last owner of its pool: the pool cannot join the
 // worker it is destroyed on. A clear message and abort, not a deadlock.
+// The child waits up to 60 s for the job: the worker runs below normal
+// priority (SCHED_IDLE), and on a loaded machine (sanitizer runs in
+// parallel) it may not get a CPU for seconds; it dies as soon as it does.
 TEST(ComputePoolDeathTest, DestroyedOnItsOwnWorkerAbortsWithAClearMessage) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
@@ -165,7 +168,7 @@ TEST(ComputePoolDeathTest, DestroyedOnItsOwnWorkerAbortsWithAClearMessage) {
         auto p = std::make_shared<pool>(pool::builder().threads(1).build());
         p->spawn([keep = p]() mutable { keep.reset(); });
         p.reset();
-        std::this_thread::sleep_for(2s);
+        for (int i = 0; i < 600; ++i) std::this_thread::sleep_for(100ms);
       },
       "a compute pool destroyed from one of its own workers cannot join itself");
 }
