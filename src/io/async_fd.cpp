@@ -1,5 +1,5 @@
-// async_fd (include/lanes/io/async_fd.hpp): registration and the read/write
-// loops (try the syscall; on EAGAIN wait for readiness and try again).
+// async_fd (include/lanes/io/async_fd.hpp): registration, and the calls
+// read_some and write_some hand to fd_operation (lanes/io/detail/fd_operation.hpp).
 #include <lanes/io/async_fd.hpp>
 
 #include <fcntl.h>
@@ -15,7 +15,7 @@ namespace lanes {
 async_fd::async_fd(int fd) : async_fd(fd, nonblocking) {
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    release();
+    // The delegated constructor has finished: the destructor deregisters.
     throw std::system_error(errno, std::generic_category(), "lanes::async_fd: making the fd non-blocking");
   }
 }

@@ -85,12 +85,7 @@ class async_fd {
       detail::waker w = self.make_waker();
       if (registration_.table == nullptr) throw_gone();
       for (;;) {
-        auto& state = *registration_.readiness;
-        const auto seen = state.load(direction_);
-        if (detail::fd_readiness::ready(seen)) {
-          if (detail::fd_ready_now(registration_.fd, direction_)) return false;  // ready now: no wait
-          if (!state.clear(direction_, seen)) continue;                          // an event came meanwhile
-        }
+        if (detail::fd_really_ready(registration_, direction_)) return false;  // ready now: no wait
         switch (detail::fd_arm(registration_, direction_, w, &removed_)) {
           case detail::fd_arm_result::waiting:
             waiting_ = &self;

@@ -57,6 +57,19 @@ struct fd_result {
 
 [[noreturn]] void throw_readiness_taken(const char* what);
 
+// Whether `direction` of `r` is ready: the driver's bit says so and the
+// kernel agrees (poll(2), no wait). A bit the kernel does not confirm was
+// stale and is cleared (false); an event that came meanwhile is looked at again.
+inline bool fd_really_ready(const fd_registration& r, unsigned direction) noexcept {
+  fd_readiness& readiness = *r.readiness;
+  for (;;) {
+    const auto seen = readiness.load(direction);
+    if (!fd_readiness::ready(seen)) return false;
+    if (fd_ready_now(r.fd, direction)) return true;
+    if (readiness.clear(direction, seen)) return false;
+  }
+}
+
 // Attempt: ssize_t() making one non-blocking call (-1 and errno on
 // failure); optionally `bool drained(ssize_t n) const`: a call that
 // returned n left the direction used up (a short read or write on a stream).
@@ -92,7 +105,7 @@ class [[nodiscard]] fd_operation {
     auto& self = require_current_task(what_);
     self.set_resume_point(h);
     waker w = self.make_waker();
-    if (budget_spent_ && really_ready()) {  // ready, but the budget is spent: yield first
+    if (budget_spent_ && fd_really_ready(registration_, direction_)) {  // ready, but the budget is spent: yield first
       std::move(w).wake();
       return true;
     }
@@ -102,7 +115,7 @@ class [[nodiscard]] fd_operation {
           waiting_ = &self;
           return true;
         case fd_arm_result::ready:  // an event came since the call said EAGAIN
-          if (!really_ready()) continue;
+          if (!fd_really_ready(registration_, direction_)) continue;
           std::move(w).wake();  // the call is made in await_resume, never here
           return true;
         case fd_arm_result::gone:
@@ -147,18 +160,6 @@ class [[nodiscard]] fd_operation {
       if (readiness.clear(direction_, seen)) return false;
     }
   }
-  // The ready bit is set: is the direction really ready? If not, the bit
-  // was stale and is cleared (false).
-  bool really_ready() noexcept {
-    fd_readiness& readiness = *registration_.readiness;
-    for (;;) {
-      const auto seen = readiness.load(direction_);
-      if (!fd_readiness::ready(seen)) return false;
-      if (fd_ready_now(registration_.fd, direction_)) return true;
-      if (readiness.clear(direction_, seen)) return false;
-    }
-  }
-
   fd_registration registration_;
   unsigned direction_;
   const char* what_;
