@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "child_process.hpp"
 #include "program_path.hpp"
 
 // Where this build made no peer, CMake defines nothing: empty strings.
@@ -25,32 +26,14 @@ namespace {
 
 // Everything `argv[0]` writes to stdout, and whether it exited with 0.
 bool capture(const std::vector<std::string>& argv, std::string& out) {
-  int fds[2];
-  if (::pipe(fds) != 0) return false;
-  std::fflush(stdout);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return false;
-  }
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
+  const child_process child = start_child(argv);
+  if (child.pid < 0) return false;
   char buffer[256];
   ssize_t n = 0;
-  while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<std::size_t>(n));
-  ::close(fds[0]);
+  while ((n = ::read(child.stdout_fd, buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<std::size_t>(n));
+  ::close(child.stdout_fd);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  ::waitpid(child.pid, &status, 0);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 

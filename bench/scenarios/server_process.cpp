@@ -1,9 +1,8 @@
-// server_process (server_process.hpp): fork, pin, exec, read the first line.
+// server_process (server_process.hpp): start it (child_process.hpp), read
+// its first line.
 #include "server_process.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,47 +14,29 @@
 #include <regex>
 #include <thread>
 
+#include "child_process.hpp"
+
 namespace lanes::bench {
 
 server_process::server_process(const std::vector<std::string>& argv, int cpu) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    failure_ = "pipe failed";
-    return;
-  }
-  std::fflush(stdout);
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    if (cpu >= 0) {
-      cpu_set_t set;
-      CPU_ZERO(&set);
-      CPU_SET(cpu, &set);
-      ::sched_setaffinity(0, sizeof set, &set);
-    }
-    ::dup2(out[1], STDOUT_FILENO);  // dup2 clears CLOEXEC on the copy
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
+  const child_process child = start_child(argv, cpu);
+  pid_ = child.pid;
   if (pid_ < 0) {
-    ::close(out[0]);
-    failure_ = "fork failed";
+    failure_ = "could not start " + argv[0];
     return;
   }
+  const int out = child.stdout_fd;
   std::string line;
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (line.find('\n') == std::string::npos && std::chrono::steady_clock::now() < give_up) {
-    pollfd p{out[0], POLLIN, 0};
+    pollfd p{out, POLLIN, 0};
     if (::poll(&p, 1, 100) <= 0) continue;
     char buffer[128];
-    const ssize_t n = ::read(out[0], buffer, sizeof buffer);
+    const ssize_t n = ::read(out, buffer, sizeof buffer);
     if (n <= 0) break;  // it exited
     line.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(out[0]);
+  ::close(out);
   std::smatch m;
   const std::string first = line.substr(0, line.find('\n'));
   if (std::regex_match(first, m, std::regex("listening on 127\\.0\\.0\\.1:([0-9]+)"))) {
