@@ -10,7 +10,7 @@
 #   install-deps.sh --lint     also clang-format and clang-tidy (scripts/lint.sh)
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev libomp-14-dev googletest libcli11-dev libboost-dev libtbb-dev libreaderwriterqueue-dev util-linux librust-tokio-dev librust-rayon-dev)
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libomp-14-dev googletest libcli11-dev liburing-dev libboost-dev libtbb-dev libreaderwriterqueue-dev util-linux librust-tokio-dev librust-rayon-dev)
 case "${1:-}" in
   --bench) packages+=(libbenchmark-dev libconcurrentqueue-dev) ;;
   --lint) packages+=(clang-format-14 clang-tidy-14) ;;

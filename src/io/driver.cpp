@@ -36,7 +36,7 @@ void drain(int fd) noexcept {
 
 }  // namespace
 
-driver::driver(bool verify_wakes) {
+driver::driver(bool verify_wakes, bool completions) {
   epoll_fd_ = checked(::epoll_create1(EPOLL_CLOEXEC), "epoll_create1");
   try {
     event_fd_ = checked(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd");
@@ -48,7 +48,7 @@ driver::driver(bool verify_wakes) {
     // grows; unpark() resets it in the 2^64 case.
     watch(epoll_fd_, event_fd_, event_tag, EPOLLET);
     watch(epoll_fd_, timer_fd_, timer_tag);
-    fds_ = std::make_shared<fd_registry>(epoll_fd_, verify_wakes);
+    fds_ = std::make_shared<fd_registry>(epoll_fd_, verify_wakes, completions);
   } catch (...) {
     if (timer_fd_ >= 0) ::close(timer_fd_);
     if (event_fd_ >= 0) ::close(event_fd_);
@@ -86,6 +86,9 @@ void driver::park(std::uint64_t deadline_ns, bool block, int max_events) {
     }
     if (events[i].data.u64 >= fd_registry::key_base) fds_->dispatch(events[i].data.u64, events[i].events);
   }
+  // The ring's completions (io_uring backend), whether or not its
+  // descriptor was among the events: looking costs a load.
+  fds_->reap();
 }
 
 void driver::unpark() noexcept {

@@ -16,7 +16,11 @@
 // registered it, and a busy worker would leave its sockets unserviced
 // while the others sleep. The registrations (fd_registry) belong to the
 // driver, not to the runtime, so a thread-per-core runtime (shards) can
-// give each core a driver of its own, each with its own table.
+// give each core a driver of its own, each with its own table. On the
+// io_uring backend the ring belongs to the registry, so the same holds:
+// one ring per driver, shared by the runtime's workers (any of them
+// submits; the driver's holder reaps), and a driver per core would bring
+// a ring per core.
 #pragma once
 
 #include <atomic>
@@ -31,8 +35,11 @@ namespace lanes::detail {
 
 class driver {
  public:
-  // `verify_wakes`: more than one thread runs the runtime's tasks (fd_registry.hpp).
-  explicit driver(bool verify_wakes);
+  // `verify_wakes`: more than one thread runs the runtime's tasks
+  // (fd_registry.hpp); `completions`: the io backend is io_uring
+  // (io_backend.hpp): the registry opens a ring at its first socket, and
+  // park() hands the ring's completions to it.
+  driver(bool verify_wakes, bool completions);
   ~driver();
   driver(const driver&) = delete;
   driver& operator=(const driver&) = delete;

@@ -3,6 +3,7 @@
 #include "io/fd_registry.hpp"
 
 #include <sys/epoll.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <string>
@@ -10,6 +11,8 @@
 
 #include <lanes/io/detail/runtime_access.hpp>
 #include <lanes/io/errors.hpp>
+
+#include "io/uring.hpp"
 
 namespace lanes::detail {
 
@@ -37,6 +40,16 @@ fd_registry::slot* fd_registry::lock_current(std::uint64_t key, std::unique_lock
     return nullptr;
   }
   return s;
+}
+
+fd_registry::fd_registry(int epoll_fd, bool verify_wakes, bool completions) noexcept
+    : epoll_fd_(epoll_fd), verify_wakes_(verify_wakes), completions_(completions) {}
+
+fd_registry::~fd_registry() = default;
+
+void fd_registry::free_index(std::size_t index) {
+  std::lock_guard lock(mutex_);
+  free_.push_back(static_cast<std::uint32_t>(index));
 }
 
 fd_registration fd_registry::add(int fd) {
@@ -93,6 +106,7 @@ fd_registration fd_registry::add(int fd) {
 
 void fd_registry::remove(std::uint64_t key) noexcept {
   waker closed_under[2];  // woken after the lock
+  bool retiring = false;
   {
     std::unique_lock<std::mutex> lock;
     slot* s = lock_current(key, lock);
@@ -104,12 +118,19 @@ void fd_registry::remove(std::uint64_t key) noexcept {
       closed_under[d] = take_waiter(*s, d);
     }
     s->fd = -1;
-    ++s->generation;  // events still in flight for the old key are dropped
+    // A ring operation still armed holds the slot until its last
+    // completion (complete() frees it then): the key stays its user_data.
+    retiring = s->ring_armed;
+    if (retiring) {
+      if (!s->ring_cancelling)
+        ring_.load(std::memory_order_relaxed)
+            ->cancel(key | (s->ring == ring_use::accept ? uring::accept_op : uring::receive_op));
+    } else {
+      release_inbox(*s);
+      s->generation += 4;  // events still in flight for the old key are dropped
+    }
   }
-  {
-    std::lock_guard lock(mutex_);
-    free_.push_back(static_cast<std::uint32_t>(index_of(key)));
-  }
+  if (!retiring) free_index(index_of(key));
   count_.fetch_sub(1, std::memory_order_relaxed);
   for (auto& w : closed_under) std::move(w).wake();
 }
@@ -149,7 +170,8 @@ void fd_registry::dispatch(std::uint64_t key, std::uint32_t events) noexcept {
       s->readiness.set(direction, closed);
       ready[direction] = take_waiter(*s, direction);
     };
-    if (read_closed || (events & EPOLLIN) != 0) report(read, read_closed);
+    // A reading side the ring drives learns of its end from the ring.
+    if (s->ring == ring_use::none && (read_closed || (events & EPOLLIN) != 0)) report(read, read_closed);
     if (failed || (events & EPOLLOUT) != 0) report(write, failed);
   }
   for (auto& w : ready) std::move(w).wake();
@@ -163,10 +185,15 @@ void fd_registry::close() noexcept {
     slot* s = slot_at(i);
     std::lock_guard slot_lock(s->mutex);
     for (unsigned d = 0; d < 2; ++d) dropped.push_back(take_waiter(*s, d));
+    release_inbox(*s);
+    s->ring_armed = false;
     s->fd = -1;
-    ++s->generation;
+    s->generation += 4;
   }
   count_.store(0, std::memory_order_relaxed);
+  // Cancels what the ring still runs and waits for it (uring.hpp).
+  ring_.store(nullptr, std::memory_order_relaxed);
+  owned_ring_.reset();
 }
 
 }  // namespace lanes::detail

@@ -101,6 +101,7 @@ runtime runtime_builder::build() const {
     options.stall_threshold = std::chrono::milliseconds(*env_ms);
   }
   options.on_stall = stall_sink_;
+  options.uring = choose_io_backend(io_backend_).backend == lanes::io_backend::uring;
   const bool start_threads = !options.current_thread;
   auto s = std::make_unique<detail::scheduler>(std::move(options));
   if (start_threads) s->start_threads();

@@ -58,6 +58,14 @@ bool fd_ready_now(int fd, unsigned direction) noexcept {
   } while (n < 0 && errno == EINTR);
   return n != 0;  // ready, or an error the next attempt reports
 }
+bool fd_use_ring(const fd_registration& r, bool accepting) noexcept {
+  return r.table != nullptr && r.table->use_ring(r.key, accepting);
+}
+ssize_t fd_ring_receive(const fd_registration& r, std::span<std::byte> into, bool& drained) noexcept {
+  return r.table->ring_receive(r.key, into, drained);
+}
+ssize_t fd_ring_accept(const fd_registration& r) noexcept { return r.table->ring_accept(r.key); }
+bool fd_ring_ready(const fd_registration& r) noexcept { return r.table->ring_ready(r.key); }
 void fd_disarm(const fd_registration& r, unsigned direction, const task_header* task) noexcept {
   r.table->disarm(r.key, direction, task);
 }

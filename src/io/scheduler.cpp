@@ -50,7 +50,7 @@ scheduler::scheduler(scheduler_options options)
       handler_(std::move(options.on_unhandled)),
 
       idle_workers_(options.workers),
-      driver_(options.workers > 1),
+      driver_(options.workers > 1, options.uring),
       timers_(options.workers),
       epoch_ns_(monotonic_ns()),
       live_(options.workers) {

@@ -99,6 +99,7 @@ struct scheduler_options {
   // How long shutdown waits for work still running on other lanes for its
   // tasks (offloads, blocking jobs), in all (runtime_builder::shutdown_timeout).
   std::chrono::milliseconds shutdown_timeout{30'000};
+  bool uring = false;  // the io backend (io_backend.hpp)
 };
 
 class scheduler {

@@ -27,8 +27,23 @@ void socket_descriptor::close() noexcept {
 }
 
 async_fd& socket_descriptor::registered() {
-  if (!registration_.registered() && fd_ >= 0) registration_ = async_fd(fd_, async_fd::nonblocking);
+  if (!registration_.registered() && fd_ >= 0) {
+    registration_ = async_fd(fd_, async_fd::nonblocking);
+    apply_ring_reading();
+  }
   return registration_;
+}
+
+void socket_descriptor::read_through_ring(ring_reading what) noexcept {
+  reading_ = what;
+  if (registration_.registered()) apply_ring_reading();
+}
+
+void socket_descriptor::apply_ring_reading() noexcept {
+  // On epoll (or without a ring) this is a no: the socket reads through readiness.
+  if (reading_ != ring_reading::none) {
+    lanes::detail::fd_use_ring(registration_.registration(), reading_ == ring_reading::accept);
+  }
 }
 
 socket_address socket_descriptor::local_address() const {

@@ -1,6 +1,7 @@
 // What the net tests share: the runtimes they run on (each suite runs on
-// the current-thread and the multi-thread flavor), byte views, and the
-// count of open descriptors.
+// the current-thread and the multi-thread flavor, each with the epoll and
+// the io_uring backend; where io_uring cannot run, its cases are skipped
+// saying why), byte views, and the count of open descriptors.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,7 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include <lanes/config_error.hpp>
+#include <lanes/io/io_backend.hpp>
 #include <lanes/io/runtime.hpp>
+#include <lanes/net/unix_stream.hpp>
 
 namespace lanes::net::testing {
 
@@ -30,21 +34,45 @@ inline int open_descriptors() {
   return n;
 }
 
-enum class flavor { current_thread, multi_thread };
+// Inside a task: opens what a runtime opens at its first socket (the
+// io_uring backend's ring), so that a count of descriptors taken after it
+// sees only the sockets.
+inline void open_first_socket() { (void)unix_stream::pair(); }
 
-class NetTest : public ::testing::TestWithParam<flavor> {
+enum class flavor { current_thread, multi_thread };
+struct net_config {
+  flavor runs_on;
+  io_backend backend;
+};
+
+class NetTest : public ::testing::TestWithParam<net_config> {
  protected:
+  void SetUp() override {
+    if (GetParam().backend != io_backend::uring) return;
+    try {
+      (void)choose_io_backend(io_backend::uring);
+    } catch (const config_error& e) {
+      GTEST_SKIP() << e.what();
+    }
+  }
   runtime make() const {
-    return GetParam() == flavor::multi_thread ? runtime::multi_thread().worker_threads(2).build()
-                                              : runtime::current_thread().build();
+    auto builder = GetParam().runs_on == flavor::multi_thread ? runtime::multi_thread().worker_threads(2)
+                                                              : runtime::current_thread();
+    return builder.io_backend(GetParam().backend).build();
   }
 };
 
-inline std::string flavor_name(const ::testing::TestParamInfo<flavor>& info) {
-  return info.param == flavor::multi_thread ? "MultiThread" : "CurrentThread";
+inline std::string config_name(const ::testing::TestParamInfo<net_config>& info) {
+  return std::string(info.param.runs_on == flavor::multi_thread ? "MultiThread" : "CurrentThread") +
+         (info.param.backend == io_backend::uring ? "Uring" : "Epoll");
 }
 
-#define LANES_NET_SUITE(suite) \
-  INSTANTIATE_TEST_SUITE_P(Net, suite, ::testing::Values(flavor::current_thread, flavor::multi_thread), flavor_name)
+#define LANES_NET_SUITE(suite)                                                                      \
+  INSTANTIATE_TEST_SUITE_P(Net, suite,                                                              \
+                           ::testing::Values(net_config{flavor::current_thread, io_backend::epoll}, \
+                                             net_config{flavor::multi_thread, io_backend::epoll},   \
+                                             net_config{flavor::current_thread, io_backend::uring}, \
+                                             net_config{flavor::multi_thread, io_backend::uring}),  \
+                           config_name)
 
 }  // namespace lanes::net::testing

@@ -186,6 +186,7 @@ TEST_P(Tcp, ConnectTimesOutAgainstAFullBacklogAndClosesItsSocket) {
     // A listener that never accepts, its queue filled: further SYNs are dropped.
     auto listener = tcp_listener::bind(loopback_any_port(), {.backlog = 0});
     std::vector<tcp_stream> fillers;
+    open_first_socket();
     const int before = open_descriptors();
     bool timed_out_once = false;
     for (int i = 0; i < 8 && !timed_out_once; ++i) {
@@ -301,8 +302,10 @@ TEST_P(Tcp, BindingAnAddressInUseNamesIt) {
 
 TEST_P(Tcp, TenThousandConnectionsReturnEveryDescriptor) {
   auto rt = make();
-  const int before = open_descriptors();
-  rt.block_on([]() -> task<void> {
+  int before = 0;
+  rt.block_on([&before]() -> task<void> {
+    open_first_socket();
+    before = open_descriptors();
     auto listener = tcp_listener::bind(loopback_any_port());
     constexpr int total = 10'000;
     auto server = spawn([](tcp_listener& l) -> task<void> {

@@ -61,6 +61,8 @@ class async_fd {
 
   int fd() const noexcept { return registration_.fd; }
   bool registered() const noexcept { return fds_ != nullptr; }
+  // What operations on it copy (the socket types' calls read it).
+  const detail::fd_registration& registration() const noexcept { return registration_; }
 
   static constexpr unsigned read_direction = detail::fd_readable;
   static constexpr unsigned write_direction = detail::fd_writable;

@@ -23,6 +23,7 @@
 #include <lanes/budget.hpp>
 #include <lanes/detail/handle_state.hpp>
 #include <lanes/io/detail/runtime_access.hpp>
+#include <lanes/io/io_backend.hpp>
 #include <lanes/io/join_handle.hpp>
 #include <lanes/io/metrics.hpp>
 #include <lanes/io/stall.hpp>
@@ -80,6 +81,14 @@ class runtime_builder {
   // jobs. What still runs then is reported on stderr and left running,
   // and the frames it may read stay allocated. Default: 30 s.
   runtime_builder& shutdown_timeout(std::chrono::milliseconds d);
+  // How the driver does socket io: epoll, io_uring, or the best this
+  // kernel allows (lanes/io/io_backend.hpp). Default: LANES_IO_BACKEND,
+  // else automatic. uring where io_uring cannot run: build() throws a
+  // config_error saying why.
+  runtime_builder& io_backend(lanes::io_backend b) {
+    io_backend_ = b;
+    return *this;
+  }
 
   runtime build() const;
 
@@ -95,6 +104,7 @@ class runtime_builder {
   std::optional<unsigned> blocking_threads_;
   std::chrono::milliseconds blocking_keep_alive_{10'000};
   std::chrono::milliseconds shutdown_timeout_{30'000};
+  lanes::io_backend io_backend_ = lanes::io_backend::automatic;
 };
 
 class runtime {

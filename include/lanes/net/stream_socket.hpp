@@ -41,13 +41,23 @@
 namespace lanes::net {
 
 class stream_socket {
+  // recv, or on the io_uring backend a take from what the ring received
+  // (lanes/io/io_backend.hpp).
   struct receive_call {
-    int fd;
+    lanes::detail::fd_registration socket;
     std::span<std::byte> buffer;
-    ssize_t operator()() const noexcept { return ::recv(fd, buffer.data(), buffer.size(), 0); }
-    // A stream's short read emptied its receive queue: the next read waits
-    // for the driver's word instead of asking (lanes/io/detail/fd_readiness.hpp).
-    bool drained(ssize_t n) const noexcept { return n > 0 && static_cast<std::size_t>(n) < buffer.size(); }
+    bool ring_drained = false;
+    ssize_t operator()() noexcept {
+      if (socket.readiness->from_ring()) return lanes::detail::fd_ring_receive(socket, buffer, ring_drained);
+      return ::recv(socket.fd, buffer.data(), buffer.size(), 0);
+    }
+    // A stream's short read emptied its receive queue (or the ring's
+    // inbox): the next read waits for the driver's word instead of asking
+    // (lanes/io/detail/fd_readiness.hpp).
+    bool drained(ssize_t n) const noexcept {
+      if (socket.readiness->from_ring()) return ring_drained;
+      return n > 0 && static_cast<std::size_t>(n) < buffer.size();
+    }
   };
   struct send_call {
     int fd;
@@ -60,8 +70,9 @@ class stream_socket {
   // Reads what is there, at most buffer.size() bytes, waiting if nothing
   // is: the count (0: end of stream, or an empty buffer).
   detail::checked_operation<receive_call> read_some(std::span<std::byte> buffer) {
-    return {socket_.operation(lanes::detail::fd_readable, "lanes::net read", receive_call{socket_.fd(), buffer}),
-            "read", &peer_};
+    async_fd& fd = socket_.registered();
+    return {fd.async_io(lanes::detail::fd_readable, receive_call{fd.registration(), buffer}, "lanes::net read"), "read",
+            &peer_};
   }
   // Writes what fits, at least one byte unless the buffer is empty.
   detail::checked_operation<send_call> write_some(std::span<const std::byte> buffer) {
@@ -119,7 +130,9 @@ class stream_socket {
  protected:
   stream_socket() noexcept = default;
   stream_socket(detail::socket_descriptor socket, socket_address peer) noexcept
-      : socket_(std::move(socket)), peer_(peer) {}
+      : socket_(std::move(socket)), peer_(peer) {
+    socket_.read_through_ring(detail::socket_descriptor::ring_reading::receive);
+  }
 
   detail::socket_descriptor socket_;
   socket_address peer_;

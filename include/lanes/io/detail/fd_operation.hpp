@@ -60,8 +60,11 @@ struct fd_result {
 // Whether `direction` of `r` is ready: the driver's bit says so and the
 // kernel agrees (poll(2), no wait). A bit the kernel does not confirm was
 // stale and is cleared (false); an event that came meanwhile is looked at again.
+// A reading side the ring drives asks the registry instead: the kernel's
+// buffer is empty while the ring has taken what came.
 inline bool fd_really_ready(const fd_registration& r, unsigned direction) noexcept {
   fd_readiness& readiness = *r.readiness;
+  if (direction == fd_readable && readiness.from_ring()) return fd_ring_ready(r);
   for (;;) {
     const auto seen = readiness.load(direction);
     if (!fd_readiness::ready(seen)) return false;

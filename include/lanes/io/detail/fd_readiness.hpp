@@ -23,6 +23,11 @@
 // A bit that is set may be stale (set at registration, or by an edge whose
 // bytes were read since with a full-size read): it costs one call that
 // says EAGAIN, and that call clears it.
+//
+// On the io_uring backend a socket's reading side may be driven by the
+// ring instead (fd_registry.hpp, "Completions"): `from_ring()` is then
+// true, and the read bit says what the registry's inbox holds, set by the
+// completions the driver reaps rather than by epoll.
 #pragma once
 
 #include <atomic>
@@ -56,10 +61,16 @@ class fd_readiness {
   // yet: the first call finds out), not closed.
   void reset() noexcept {
     for (auto& d : state_) d.store(((d.load(std::memory_order_relaxed) >> 2) + 1) << 2 | 1U, std::memory_order_release);
+    from_ring_.store(false, std::memory_order_release);
   }
+  // Whether the ring drives the reading side (set under the registration's
+  // lock before any read of the socket is made through it).
+  bool from_ring() const noexcept { return from_ring_.load(std::memory_order_acquire); }
+  void set_from_ring(bool on) noexcept { from_ring_.store(on, std::memory_order_release); }
 
  private:
   std::atomic<snapshot> state_[2] = {1, 1};
+  std::atomic<bool> from_ring_{false};
 };
 
 // What an operation needs of a registration; copied into each awaiter.

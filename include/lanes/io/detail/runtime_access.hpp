@@ -2,8 +2,12 @@
 // scheduler, which lives in src/io. Users never call these.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include <lanes/io/detail/fd_readiness.hpp>
 #include <lanes/io/detail/misuse.hpp>
@@ -67,5 +71,15 @@ void fd_disarm(const fd_registration& r, unsigned direction, const task_header* 
 // Whether `fd` is ready for `direction` now (or has hung up or failed),
 // asking the kernel (poll(2), no wait) and taking nothing.
 bool fd_ready_now(int fd, unsigned direction) noexcept;
+// The io_uring backend (src/io/fd_registry.hpp, "Completions"): the ring
+// drives the reading side of a stream socket (`accepting`: the accepting
+// side of a listener) from now on; false on epoll, which goes on.
+bool fd_use_ring(const fd_registration& r, bool accepting) noexcept;
+// On such a registration: as recv(2) would (`drained`: the next read
+// waits), as accept4(2) would (non-blocking, CLOEXEC, no address), and
+// whether a read would find something now (if not, a completion will say).
+ssize_t fd_ring_receive(const fd_registration& r, std::span<std::byte> into, bool& drained) noexcept;
+ssize_t fd_ring_accept(const fd_registration& r) noexcept;
+bool fd_ring_ready(const fd_registration& r) noexcept;
 
 }  // namespace lanes::detail

@@ -22,18 +22,22 @@
 
 namespace lanes::net::detail {
 
-// accept4 into its own storage. The new fd is owned here until taken, so
-// an operation destroyed after its call but before its result was used
-// closes it rather than leaking it.
+// accept4 into its own storage (on the io_uring backend: a take from what
+// the ring accepted, and getpeername). The new fd is owned here until
+// taken, so an operation destroyed after its call but before its result
+// was used closes it rather than leaking it.
 struct accept_call {
-  int fd;
+  lanes::detail::fd_registration listening;
   sockaddr_storage peer{};
   socklen_t peer_size = 0;
   int accepted = -1;
 
-  explicit accept_call(int listening) noexcept : fd(listening) {}
+  explicit accept_call(const lanes::detail::fd_registration& r) noexcept : listening(r) {}
   accept_call(accept_call&& other) noexcept
-      : fd(other.fd), peer(other.peer), peer_size(other.peer_size), accepted(std::exchange(other.accepted, -1)) {}
+      : listening(other.listening),
+        peer(other.peer),
+        peer_size(other.peer_size),
+        accepted(std::exchange(other.accepted, -1)) {}
   accept_call(const accept_call&) = delete;
   accept_call& operator=(const accept_call&) = delete;
   accept_call& operator=(accept_call&&) = delete;
@@ -42,6 +46,9 @@ struct accept_call {
   }
   ssize_t operator()() noexcept;
   int take() noexcept { return std::exchange(accepted, -1); }
+
+ private:
+  int accept_one() noexcept;  // accept4, or the ring's next; fills `peer`
 };
 
 class listening_socket {
@@ -64,7 +71,8 @@ class listening_socket {
 
   template <class Stream>
   accept_operation<Stream> accept() {
-    return {socket_.operation(lanes::detail::fd_readable, "lanes::net accept", accept_call(socket_.fd())), "accept",
+    async_fd& fd = socket_.registered();
+    return {fd.async_io(lanes::detail::fd_readable, accept_call(fd.registration()), "lanes::net accept"), "accept",
             &local_};
   }
 

@@ -7,6 +7,10 @@
 // close() deregisters before it closes: a task waiting on the socket is
 // woken (its operation fails with operation_canceled) and makes no call on
 // the descriptor, whose number the process may reuse at once.
+//
+// On the io_uring backend a stream's reading side and a listener's
+// accepting side are driven by the ring (ring_reading): the socket types
+// say which at construction, and registration applies it.
 #pragma once
 
 #include <sys/socket.h>
@@ -30,12 +34,15 @@ class socket_descriptor {
   // `operation` and `address`.
   static socket_descriptor open(int family, int type, const char* operation, const socket_address& address);
   socket_descriptor(socket_descriptor&& other) noexcept
-      : registration_(std::move(other.registration_)), fd_(std::exchange(other.fd_, -1)) {}
+      : registration_(std::move(other.registration_)),
+        fd_(std::exchange(other.fd_, -1)),
+        reading_(std::exchange(other.reading_, ring_reading::none)) {}
   socket_descriptor& operator=(socket_descriptor&& other) noexcept {
     if (this != &other) {
       close();
       registration_ = std::move(other.registration_);
       fd_ = std::exchange(other.fd_, -1);
+      reading_ = std::exchange(other.reading_, ring_reading::none);
     }
     return *this;
   }
@@ -54,6 +61,9 @@ class socket_descriptor {
   }
   // Registers with the calling task's runtime if that has not happened yet.
   async_fd& registered();
+  // What the ring may drive once registered (if already registered: now).
+  enum class ring_reading : unsigned char { none, receive, accept };
+  void read_through_ring(ring_reading what) noexcept;
 
   socket_address local_address() const;  // getsockname; std::system_error on failure
   socket_address peer_address() const;   // getpeername
@@ -61,8 +71,10 @@ class socket_descriptor {
   int option(int level, int name, const char* operation) const;
 
  private:
+  void apply_ring_reading() noexcept;
   async_fd registration_;  // empty until registered
   int fd_ = -1;
+  ring_reading reading_ = ring_reading::none;
 };
 
 }  // namespace lanes::net::detail
