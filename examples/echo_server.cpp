@@ -2,7 +2,7 @@
 // comes back to it. The server of `lanes bench s12`, and the smallest
 // complete service built on lanes::net.
 //
-//   lanes-echo [--port P] [--workers N]
+//   lanes-echo [--port P] [--backend epoll|uring|auto] [--workers N]
 //
 // Contract (scripts rely on it): the first line on stdout, flushed, is
 // exactly `listening on 127.0.0.1:PORT` (with the port the kernel chose
@@ -67,7 +67,10 @@ int main(int argc, char** argv) {
   CLI::App app{"lanes-echo: a TCP echo server on 127.0.0.1"};
   unsigned port = 0;
   unsigned workers = 0;
+  std::string backend = "auto";
   app.add_option("--port", port, "port to listen on (0: any free port)")->check(CLI::Range(0U, 65535U));
+  app.add_option("--backend", backend, "io backend: epoll, uring, or auto (default; LANES_IO_BACKEND)")
+      ->check(CLI::IsMember({"epoll", "uring", "auto"}));
   app.add_option("--workers", workers, "io worker threads (default: the CPU budget's io_threads)")
       ->check(CLI::Range(1U, 1024U));
   try {
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
   try {
     auto builder = lanes::runtime::multi_thread();
     if (workers != 0) builder.worker_threads(workers);
+    builder.io_backend(lanes::parse_io_backend(backend, "--backend"));
     auto rt = builder.build();
     return rt.block_on(serve(static_cast<std::uint16_t>(port)));
   } catch (const std::exception& e) {

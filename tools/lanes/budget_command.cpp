@@ -3,6 +3,10 @@
 #include <iomanip>
 #include <ostream>
 #include <sstream>
+#include <string>
+
+#include <lanes/config_error.hpp>
+#include <lanes/io/io_backend.hpp>
 
 #include "json_writer.hpp"
 
@@ -44,6 +48,21 @@ void throttling_json(json_writer& json, std::string_view key, const cpu_throttli
       .end_object();
 }
 
+// The io backend a runtime of this process gets (lanes/io/io_backend.hpp),
+// or why it would not build.
+struct backend_line {
+  std::string backend;  // "epoll", "uring", or "none"
+  std::string why;
+};
+backend_line io_backend_line() {
+  try {
+    const auto choice = choose_io_backend();
+    return {std::string(to_string(choice.backend)), choice.why};
+  } catch (const config_error& e) {
+    return {"none", e.what()};
+  }
+}
+
 }  // namespace
 
 void print_budget_text(const budget& b, std::ostream& out) {
@@ -68,6 +87,8 @@ void print_budget_text(const budget& b, std::ostream& out) {
   value_row(out, "io threads", b.io_threads);
   value_row(out, "blocking max", b.blocking_max);
   row(out, "oversubscribe", b.oversubscribe ? "allowed" : "no (LANES_OVERSUBSCRIBE=1 allows it)");
+  const auto io = io_backend_line();
+  row(out, "io backend", io.backend + " (" + io.why + ")");
 }
 
 void print_budget_json(const budget& b, std::ostream& out) {
@@ -90,11 +111,14 @@ void print_budget_json(const budget& b, std::ostream& out) {
     json.null_field("throttled");
   }
   json.field("oversubscribe", b.oversubscribe);
+  const auto io = io_backend_line();
+  json.field("io_backend", io.backend);
   json.begin_object("why")
       .field("cpus", b.cpus.why)
       .field("io_threads", b.io_threads.why)
       .field("compute_threads", b.compute_threads.why)
       .field("blocking_max", b.blocking_max.why)
+      .field("io_backend", io.why)
       .end_object();
   json.begin_array("cgroup_quotas");
   for (const auto& q : b.limits.quotas) {
