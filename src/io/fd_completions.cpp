@@ -207,6 +207,10 @@ void fd_registry::reap() noexcept {
   r->reap([this](std::uint64_t user_data, int result, unsigned flags) { complete(user_data, result, flags); });
 }
 
+void fd_registry::run_ring_work() noexcept {
+  if (uring* r = ring_.load(std::memory_order_acquire)) r->run_own_work();
+}
+
 bool fd_registry::ended_empty(slot& s, std::uint64_t key) noexcept {
   if (fd_ready_now(s.fd, read)) return true;  // the reader's direct call takes it
   if (!arm_ring(s, key)) return fd_ready_now(s.fd, read);

@@ -119,6 +119,8 @@ class fd_registry {
   bool ring_ready(std::uint64_t key) noexcept;
   // The driver's holder: hands the ring's completions to their slots.
   void reap() noexcept;
+  // Any worker, now and then: uring::run_own_work.
+  void run_ring_work() noexcept;
   std::size_t count() const noexcept { return count_.load(std::memory_order_relaxed); }
 
  private:

@@ -546,6 +546,8 @@ void scheduler::sleep_in_driver(io_worker& w, event_count::key key) {
 
 void scheduler::maintenance(io_worker& w) {
   live_.collect(static_cast<int>(w.index));
+  // Completions this worker's io_uring operations wait to finish on it (uring.hpp).
+  driver_.fds()->run_ring_work();
   // The worker parked in the driver fires timers and reports fd events itself.
   if (driver_parked_.load(std::memory_order_acquire)) return;
   // Every worker busy: look at the fds now and then without sleeping,

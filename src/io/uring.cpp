@@ -29,7 +29,7 @@ std::string failure(const char* step, int error) { return std::string(step) + ":
 std::unique_ptr<uring> uring::open(std::string& why_not) {
   std::unique_ptr<uring> r(new uring);
   r->ring_ = std::make_unique<::io_uring>();
-  if (const int e = ::io_uring_queue_init(ring_entries, r->ring_.get(), IORING_SETUP_COOP_TASKRUN); e < 0) {
+  if (const int e = ::io_uring_queue_init(ring_entries, r->ring_.get(), IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG); e < 0) {
     why_not = failure("io_uring_setup", -e);
     r->ring_.reset();
     return nullptr;
@@ -199,6 +199,10 @@ bool uring::next(std::uint64_t& user_data, int& result, unsigned& flags) noexcep
   return true;
 }
 
+void uring::run_own_work() noexcept {
+  if ((IO_URING_READ_ONCE(*ring_->sq.kflags) & IORING_SQ_TASKRUN) != 0) ::io_uring_get_events(ring_.get());
+}
+
 void uring::recycle(unsigned id) noexcept {
   std::lock_guard lock(buffers_lock_);
   ::io_uring_buf_ring_add(buffer_ring_, buffers_.get() + std::size_t{id} * buffer_size, buffer_size,
@@ -228,6 +232,7 @@ bool uring::accept(int, std::uint64_t) noexcept { return false; }
 void uring::cancel(std::uint64_t) noexcept {}
 bool uring::next(std::uint64_t&, int&, unsigned&) noexcept { return false; }
 void uring::recycle(unsigned) noexcept {}
+void uring::run_own_work() noexcept {}
 
 }  // namespace lanes::detail
 

@@ -78,6 +78,12 @@ class uring {
   }
   // Any thread: the buffer's bytes have been copied out; the kernel may fill it again.
   void recycle(unsigned id) noexcept;
+  // The ring is set up with COOP_TASKRUN: the kernel finishes a
+  // completion on the thread that armed the operation, at that thread's
+  // next system call, instead of interrupting it. A worker that has made
+  // none for a while (its maintenance tick) calls this: if the kernel
+  // says work waits (TASKRUN_FLAG), it enters the kernel to run its own.
+  void run_own_work() noexcept;
 
  private:
   uring() = default;
