@@ -29,7 +29,9 @@ std::string failure(const char* step, int error) { return std::string(step) + ":
 std::unique_ptr<uring> uring::open(std::string& why_not) {
   std::unique_ptr<uring> r(new uring);
   r->ring_ = std::make_unique<::io_uring>();
-  if (const int e = ::io_uring_queue_init(ring_entries, r->ring_.get(), IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG); e < 0) {
+  if (const int e =
+          ::io_uring_queue_init(ring_entries, r->ring_.get(), IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG);
+      e < 0) {
     why_not = failure("io_uring_setup", -e);
     r->ring_.reset();
     return nullptr;
