@@ -22,6 +22,7 @@
 
 #include <lanes/budget.hpp>
 #include <lanes/compute/pool.hpp>
+#include <lanes/io/io_backend.hpp>
 #include <lanes/io/runtime.hpp>
 
 namespace lanes {
@@ -79,6 +80,9 @@ class system_builder {
   // compute and blocking lanes (runtime_builder::shutdown_timeout; default
   // 30 s). A negative duration is a config_error.
   system_builder& shutdown_timeout(std::chrono::milliseconds d);
+  // The io runtime's backend for sockets (runtime_builder::io_backend;
+  // default LANES_IO_BACKEND, else automatic).
+  system_builder& io_backend(lanes::io_backend b);
   system build();
 
  private:
@@ -87,6 +91,7 @@ class system_builder {
   compute::thread_priority compute_priority_ = compute::thread_priority::idle;
   std::optional<std::chrono::milliseconds> stall_;
   std::optional<std::chrono::milliseconds> shutdown_timeout_;
+  lanes::io_backend io_backend_ = lanes::io_backend::automatic;
 };
 
 }  // namespace lanes

@@ -55,6 +55,11 @@ system_builder& system_builder::shutdown_timeout(std::chrono::milliseconds d) {
   return *this;
 }
 
+system_builder& system_builder::io_backend(lanes::io_backend b) {
+  io_backend_ = b;
+  return *this;
+}
+
 system system_builder::build() {
   lanes::budget b = budget_ ? *budget_ : budget::detect();
   auto rt_builder = runtime::multi_thread();
@@ -62,6 +67,7 @@ system system_builder::build() {
   rt_builder.blocking_threads(blocking_threads_ ? *blocking_threads_ : b.blocking_max.value);
   if (stall_) rt_builder.stall_detector(*stall_);
   if (shutdown_timeout_) rt_builder.shutdown_timeout(*shutdown_timeout_);
+  rt_builder.io_backend(io_backend_);
   auto pool = compute::pool::builder()
                   .threads(compute_threads_ ? *compute_threads_ : b.compute_threads.value)
                   .priority(compute_priority_)

@@ -36,7 +36,7 @@ void drain(int fd) noexcept {
 
 }  // namespace
 
-driver::driver(bool verify_wakes, bool completions) {
+driver::driver(bool verify_wakes, bool completions) : uses_uring_(completions) {
   epoll_fd_ = checked(::epoll_create1(EPOLL_CLOEXEC), "epoll_create1");
   try {
     event_fd_ = checked(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC), "eventfd");

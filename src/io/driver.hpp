@@ -45,6 +45,7 @@ class driver {
   driver& operator=(const driver&) = delete;
 
   std::mutex& lock() noexcept { return lock_; }
+  bool uses_uring() const noexcept { return uses_uring_; }
   // Caller holds lock(). Sleeps until `deadline_ns` (CLOCK_MONOTONIC, 0 = no
   // deadline) or until unpark(); `block` false polls without sleeping.
   // Takes at most `max_events` events (at most max_events_per_park): what
@@ -68,6 +69,7 @@ class driver {
 
  private:
   std::mutex lock_;
+  const bool uses_uring_;
   int epoll_fd_ = -1;
   int event_fd_ = -1;
   int timer_fd_ = -1;

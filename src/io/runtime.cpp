@@ -140,6 +140,12 @@ void runtime::check_block_on_allowed() const {
 }
 
 unsigned runtime::worker_count() const noexcept { return scheduler_ ? scheduler_->worker_count() : 0; }
+lanes::io_backend runtime::io_backend() const {
+  return detail::handle_state(scheduler_, "lanes::runtime::io_backend").io_driver().uses_uring()
+             ? lanes::io_backend::uring
+             : lanes::io_backend::epoll;
+}
+
 runtime_metrics runtime::metrics() const {
   return detail::handle_state(scheduler_, "lanes::runtime::metrics").metrics();
 }

@@ -143,6 +143,8 @@ class runtime {
   }
 
   unsigned worker_count() const noexcept;
+  // The backend its sockets use (epoll or uring: io_backend.hpp).
+  lanes::io_backend io_backend() const;
   runtime_metrics metrics() const;
   // The runtime's blocking lane, for submitting from outside a task.
   blocking_pool& blocking();
