@@ -9,6 +9,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <new>
+#include <string>
 
 #include <lanes/io/detail/runtime_access.hpp>
 
@@ -31,7 +34,12 @@ uring* fd_registry::ring() noexcept {
     return ring_.load(std::memory_order_relaxed);
   }
   std::string why_not;
-  auto opened = uring::open(why_not);
+  std::unique_ptr<uring> opened;
+  try {
+    opened = uring::open(why_not);
+  } catch (const std::bad_alloc&) {
+    why_not = "out of memory for the ring's buffers";
+  }
   if (opened) {
     // The driver's epoll set watches the ring: a completion waiting wakes a parked driver.
     epoll_event ev{};
@@ -260,7 +268,7 @@ void fd_registry::complete(std::uint64_t user_data, int result, unsigned flags) 
         // The end of the stream, or a failure the socket reports (a
         // receive's, not the ring's own: cancelled, out of buffers). An
         // accept's failure is left to the acceptor's own call.
-        if (op == uring::receive_op && (result == 0 || (result != -ECANCELED && result != -ENOBUFS))) {
+        if (op == uring::receive_op && result <= 0 && result != -ECANCELED && result != -ENOBUFS) {
           s->ring_ended = true;
           s->ring_error = -result;
           closed = true;
