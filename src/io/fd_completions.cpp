@@ -86,15 +86,19 @@ bool fd_registry::arm_ring(slot& s, std::uint64_t key) noexcept {
     s.ring_cancelling = false;
     return true;
   }
-  // The submission queue stayed full: this socket reads through epoll
-  // from now on (epoll reports an edge at once if data waits).
+  read_through_epoll(s, key);  // the submission queue stayed full
+  return false;
+}
+
+void fd_registry::read_through_epoll(slot& s, std::uint64_t key) noexcept {
+  // From now on this socket reads as on the epoll backend; epoll reports
+  // an edge at once if data waits, which wakes a reader that waits.
   s.ring = ring_use::none;
   s.readiness.set_from_ring(false);
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
   ev.data.u64 = key;
   ::epoll_ctl(epoll_fd_.load(std::memory_order_relaxed), EPOLL_CTL_MOD, s.fd, &ev);
-  return false;
 }
 
 void fd_registry::release_inbox(slot& s) noexcept {
@@ -110,6 +114,7 @@ void fd_registry::release_inbox(slot& s) noexcept {
   s.inbox_head = 0;
   s.ring = ring_use::none;
   s.ring_cancelling = false;
+  s.ring_dry = false;
   s.ring_ended = false;
   s.ring_error = 0;
 }
@@ -140,8 +145,10 @@ ssize_t fd_registry::ring_receive(std::uint64_t key, std::span<std::byte> into, 
       s->inbox.clear();
       s->inbox_head = 0;
       // Empty with the operation armed: the next read waits for a
-      // completion. Not armed: the next read asks the socket (direct).
+      // completion. Not armed: the next read asks the socket (direct), or
+      // after the buffer ring ran dry on it, reads through epoll.
       drained = s->ring_armed;
+      if (!s->ring_armed && s->ring_dry) read_through_epoll(*s, key);
     }
     return static_cast<ssize_t>(copied);
   }
@@ -279,8 +286,18 @@ void fd_registry::complete(std::uint64_t user_data, int result, unsigned flags) 
         s->ring_cancelling = true;
       }
       // The operation ended with nothing to read: the reader asks the
-      // socket if it has something, else the operation is armed again.
-      const bool wake = arrived || closed || (!more && s->inbox_head == s->inbox.size() && ended_empty(*s, key));
+      // socket if it has something, else the operation is armed again -
+      // unless the buffer ring ran dry on it (a receive armed now would
+      // end at once, again and again): then the socket reads through epoll.
+      if (op == uring::receive_op && result == -ENOBUFS) s->ring_dry = true;
+      bool wake = arrived || closed;
+      if (!wake && !more && s->inbox_head == s->inbox.size()) {
+        if (s->ring_dry) {
+          read_through_epoll(*s, key);
+        } else {
+          wake = ended_empty(*s, key);
+        }
+      }
       if (wake) {
         s->readiness.set(read, closed);
         reader = take_waiter(*s, read);

@@ -38,9 +38,11 @@
 // it waits loses nothing: what the kernel received stays in the inbox for
 // the next one. The multishot operation is armed lazily, by a read that
 // finds the socket drained; until then, and whenever it has ended (the
-// inbox reached `inbox_cap` and it was cancelled, the buffer ring ran
-// dry), reads call recv (accept4) directly, so the kernel's own buffer is
-// what holds data nobody reads - bounded, as on epoll. A slot removed
+// inbox reached `inbox_cap` and it was cancelled), reads call recv
+// (accept4) directly, so the kernel's own buffer is what holds data
+// nobody reads - bounded, as on epoll. A receive that finds the buffer
+// ring dry ends at once, and would again if armed again: that socket
+// reads through epoll from then on, once its inbox is read. A slot removed
 // while its operation is armed retires: the operation is cancelled, and
 // the slot (its generation, its inbox) is reused only after the
 // operation's last completion, whose user_data names it.
@@ -143,6 +145,7 @@ class fd_registry {
     ring_use ring = ring_use::none;
     bool ring_armed = false;       // a multishot operation runs (until its last completion)
     bool ring_cancelling = false;  // it was asked to end (the inbox reached its cap)
+    bool ring_dry = false;         // the buffer ring ran dry on it: epoll reads once the inbox is empty
     bool ring_ended = false;       // the peer's end of stream, or `ring_error`, came: final
     int ring_error = 0;
     std::size_t inbox_head = 0;
@@ -169,7 +172,8 @@ class fd_registry {
   // the reader if the socket has something, else arm again.
   bool ended_empty(slot& s, std::uint64_t key) noexcept;
   void release_inbox(slot& s) noexcept;  // buffers back to the ring, descriptors closed
-  void fall_back_to_epoll(slot& s) noexcept;
+  // The socket's reading side goes back to epoll, for good.
+  void read_through_epoll(slot& s, std::uint64_t key) noexcept;
   // The slot's index goes back to the free list.
   void free_index(std::size_t index);
 
