@@ -103,15 +103,13 @@ void fd_registry::read_through_epoll(slot& s, std::uint64_t key) noexcept {
 
 void fd_registry::release_inbox(slot& s) noexcept {
   uring* r = ring_.load(std::memory_order_relaxed);
-  for (std::size_t i = s.inbox_head; i < s.inbox.size(); ++i) {
+  for (; !s.inbox.empty(); s.inbox.pop()) {
     if (s.ring == ring_use::accept) {
-      ::close(static_cast<int>(s.inbox[i].value));
+      ::close(static_cast<int>(s.inbox.front().value));
     } else if (r != nullptr) {
-      r->recycle(s.inbox[i].value);
+      r->recycle(s.inbox.front().value);
     }
   }
-  s.inbox.clear();
-  s.inbox_head = 0;
   s.ring = ring_use::none;
   s.ring_cancelling = false;
   s.ring_dry = false;
@@ -127,23 +125,21 @@ ssize_t fd_registry::ring_receive(std::uint64_t key, std::span<std::byte> into, 
     errno = EBADF;
     return -1;
   }
-  if (s->inbox_head < s->inbox.size()) {
+  if (!s->inbox.empty()) {
     uring* r = ring_.load(std::memory_order_relaxed);
     std::size_t copied = 0;
-    while (copied < into.size() && s->inbox_head < s->inbox.size()) {
-      inbox_entry& e = s->inbox[s->inbox_head];
+    while (copied < into.size() && !s->inbox.empty()) {
+      inbox_entry& e = s->inbox.front();
       const std::size_t n = std::min<std::size_t>(into.size() - copied, e.length - e.offset);
       std::memcpy(into.data() + copied, r->buffer(e.value).data() + e.offset, n);
       copied += n;
       e.offset += static_cast<std::uint32_t>(n);
       if (e.offset == e.length) {
         r->recycle(e.value);
-        ++s->inbox_head;
+        s->inbox.pop();
       }
     }
-    if (s->inbox_head == s->inbox.size()) {
-      s->inbox.clear();
-      s->inbox_head = 0;
+    if (s->inbox.empty()) {
       // Empty with the operation armed: the next read waits for a
       // completion. Not armed: the next read asks the socket (direct), or
       // after the buffer ring ran dry on it, reads through epoll.
@@ -179,12 +175,9 @@ ssize_t fd_registry::ring_accept(std::uint64_t key) noexcept {
     errno = EBADF;
     return -1;
   }
-  if (s->inbox_head < s->inbox.size()) {
-    const int fd = static_cast<int>(s->inbox[s->inbox_head++].value);
-    if (s->inbox_head == s->inbox.size()) {
-      s->inbox.clear();
-      s->inbox_head = 0;
-    }
+  if (!s->inbox.empty()) {
+    const int fd = static_cast<int>(s->inbox.front().value);
+    s->inbox.pop();
     return fd;
   }
   if (s->ring_armed) {
@@ -203,7 +196,7 @@ bool fd_registry::ring_ready(std::uint64_t key) noexcept {
   std::unique_lock<std::mutex> lock;
   slot* s = lock_current(key, lock);
   if (s == nullptr) return true;  // the read says EBADF
-  if (s->inbox_head < s->inbox.size() || s->ring_ended) return true;
+  if (!s->inbox.empty() || s->ring_ended) return true;
   if (!s->ring_armed) {
     if (fd_ready_now(s->fd, read)) return true;
     if (!arm_ring(*s, key)) return fd_ready_now(s->fd, read);  // epoll reads from now on
@@ -265,10 +258,10 @@ void fd_registry::complete(std::uint64_t user_data, int result, unsigned flags) 
       bool arrived = false;
       bool closed = false;
       if (op == uring::receive_op && result > 0 && buffer >= 0) {
-        s->inbox.push_back({static_cast<std::uint32_t>(buffer), 0, static_cast<std::uint32_t>(result)});
+        s->inbox.push({static_cast<std::uint32_t>(buffer), 0, static_cast<std::uint32_t>(result)});
         arrived = true;
       } else if (op == uring::accept_op && result >= 0) {
-        s->inbox.push_back({static_cast<std::uint32_t>(result), 0, 0});
+        s->inbox.push({static_cast<std::uint32_t>(result), 0, 0});
         arrived = true;
       } else {
         discard();
@@ -281,7 +274,7 @@ void fd_registry::complete(std::uint64_t user_data, int result, unsigned flags) 
           closed = true;
         }
       }
-      if (more && !s->ring_cancelling && s->inbox.size() - s->inbox_head >= inbox_cap) {
+      if (more && !s->ring_cancelling && s->inbox.size() >= inbox_cap) {
         r->cancel(user_data);  // enough waits unread: the kernel's buffer holds the rest
         s->ring_cancelling = true;
       }
@@ -291,7 +284,7 @@ void fd_registry::complete(std::uint64_t user_data, int result, unsigned flags) 
       // end at once, again and again): then the socket reads through epoll.
       if (op == uring::receive_op && result == -ENOBUFS) s->ring_dry = true;
       bool wake = arrived || closed;
-      if (!wake && !more && s->inbox_head == s->inbox.size()) {
+      if (!wake && !more && s->inbox.empty()) {
         if (s->ring_dry) {
           read_through_epoll(*s, key);
         } else {

@@ -133,6 +133,25 @@ class fd_registry {
     std::uint32_t offset;
     std::uint32_t length;
   };
+  // What waits for reads, oldest first; emptied, it gives its space back to the next.
+  class inbox_queue {
+   public:
+    bool empty() const noexcept { return head_ == entries_.size(); }
+    std::size_t size() const noexcept { return entries_.size() - head_; }
+    inbox_entry& front() noexcept { return entries_[head_]; }
+    void push(inbox_entry e) { entries_.push_back(e); }
+    void pop() noexcept {
+      if (++head_ == entries_.size()) clear();
+    }
+    void clear() noexcept {
+      entries_.clear();
+      head_ = 0;
+    }
+
+   private:
+    std::vector<inbox_entry> entries_;
+    std::size_t head_ = 0;
+  };
   enum class ring_use : std::uint8_t { none, receive, accept };
   struct slot {
     std::mutex mutex;
@@ -148,8 +167,7 @@ class fd_registry {
     bool ring_dry = false;         // the buffer ring ran dry on it: epoll reads once the inbox is empty
     bool ring_ended = false;       // the peer's end of stream, or `ring_error`, came: final
     int ring_error = 0;
-    std::size_t inbox_head = 0;
-    std::vector<inbox_entry> inbox;
+    inbox_queue inbox;
   };
   static constexpr std::size_t chunk_slots = 1024;
   static constexpr std::size_t max_chunks = 4096;  // 4M registrations

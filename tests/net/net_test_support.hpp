@@ -1,7 +1,8 @@
 // What the net tests share: the runtimes they run on (each suite runs on
 // the current-thread and the multi-thread flavor, each with the epoll and
 // the io_uring backend; where io_uring cannot run, its cases are skipped
-// saying why), byte views, and the count of open descriptors.
+// saying why), byte views, a loopback address on any free port, and the
+// count of open descriptors.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <lanes/config_error.hpp>
 #include <lanes/io/io_backend.hpp>
 #include <lanes/io/runtime.hpp>
+#include <lanes/net/socket_address.hpp>
 #include <lanes/net/unix_stream.hpp>
 
 namespace lanes::net::testing {
@@ -33,6 +35,8 @@ inline int open_descriptors() {
   ::closedir(d);
   return n;
 }
+
+inline socket_address loopback_any_port() { return socket_address::parse("127.0.0.1:0"); }
 
 // Inside a task: opens what a runtime opens at its first socket (the
 // io_uring backend's ring), so that a count of descriptors taken after it

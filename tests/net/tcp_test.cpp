@@ -33,8 +33,6 @@ using namespace testing;
 class Tcp : public NetTest {};
 LANES_NET_SUITE(Tcp);
 
-socket_address loopback_any_port() { return socket_address::parse("127.0.0.1:0"); }
-
 // A send buffer of a few KiB, so writes are partial and wait for room.
 // Only the send side: a receive buffer that small stalls loopback TCP in
 // the kernel itself (window updates then wait for the persist timer),

@@ -27,8 +27,6 @@ using namespace testing;
 class UnreadData : public NetTest {};
 LANES_NET_SUITE(UnreadData);
 
-socket_address loopback_any_port() { return socket_address::parse("127.0.0.1:0"); }
-
 std::byte pattern(std::size_t i, std::size_t stream) { return static_cast<std::byte>((i * 7 + stream * 13) % 251); }
 
 // Sends a greeting (one byte: the stream's number) and waits for its
